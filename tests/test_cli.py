@@ -1,0 +1,78 @@
+"""The command-line contract: JSON fields, exit codes, one-line errors, and the README's commands."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args):
+    proc = subprocess.run(
+        [sys.executable, "-m", "model.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("rms, states", [(3, 288), (5, 8832)])
+def test_twophase_json_reports_the_published_count(rms, states):
+    code, out, err = run("check", "--model", "twophase", "--rms", str(rms), "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    assert (data["verdict"], data["complete"], data["states"]) == ("holds", True, states)
+    for key in ("spec", "transitions", "seconds", "violations", "witnesses"):
+        assert key in data
+
+
+def test_broken_twophase_exits_1_and_writes_the_trace(tmp_path):
+    out_dir = tmp_path / "cex"
+    code, out, _ = run("check", "--model", "twophase", "--broken", "--json", "--out", str(out_dir))
+    data = json.loads(out)
+    assert code == 1 and data["verdict"] == "violated"
+    [v] = data["violations"]
+    assert v["property"] == "Consistent" and v["trace_length"] == 3
+    text = Path(v["files"][0]).read_text()
+    assert "1. TMCommit" in text and "RMRcvCommitMsg(rm2)" in text
+
+
+def test_existing_output_folder_is_never_overwritten(tmp_path):
+    out_dir = tmp_path / "cex"
+    out_dir.mkdir()
+    (out_dir / "mine.txt").write_text("keep me")
+    code, out, _ = run("check", "--model", "twophase", "--broken", "--json", "--out", str(out_dir))
+    written = json.loads(out)["violations"][0]["files"][0]
+    assert (out_dir / "mine.txt").read_text() == "keep me"
+    assert not written.startswith(str(out_dir) + "/")
+
+
+def test_state_limit_gives_incomplete_exit_3():
+    code, out, _ = run("check", "--model", "twophase", "--rms", "5", "--max-states", "50", "--json")
+    assert code == 3 and json.loads(out)["verdict"] == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["check", "--model", "twophase", "--rms", "0"], ["check", "--rms", "many"], ["check", "--bogus"],
+     ["check", "--model", "nope"], ["nosuchcommand"], ["check", "--max-seconds", "-1", "--model", "twophase"]],
+)
+def test_bad_usage_is_one_line_and_exit_2(args):
+    code, out, err = run(*args)
+    assert code == 2
+    assert err.startswith("acplab: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def _fenced_commands(text):
+    return re.findall(r"```sh\n(.*?)\n```", text, re.S)
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    commands = _fenced_commands(readme)
+    assert len(commands) >= 2
+    test_command = next(c for c in commands if "pytest" in c)
+    assert test_command in (ROOT / ".ci" / "run").read_text()
