@@ -1,0 +1,98 @@
+# --- ACP JSON Schema fixtures (used by tests/test_wire.py) -------------------
+# Location: $ACPLAB_SCHEMA_DIR (holding v1/schema.json and v2/schema.json), else
+# <repo>/../shared/reference/acp/schema. Missing schemas skip the dependent
+# tests, unless ACPLAB_REQUIRE_SCHEMA=1 (CI), which makes them fail.
+import json as _json
+import os as _os
+from pathlib import Path as _Path
+
+import pytest as _pytest
+
+
+def _acp_schema_dir() -> "_Path | None":
+    candidates = []
+    if _os.environ.get("ACPLAB_SCHEMA_DIR"):
+        candidates.append(_Path(_os.environ["ACPLAB_SCHEMA_DIR"]))
+    candidates.append(_Path(__file__).resolve().parents[2] / "shared/reference/acp/schema")
+    for d in candidates:
+        if (d / "v1/schema.json").is_file() and (d / "v2/schema.json").is_file():
+            return d
+    return None
+
+
+class AcpSchema:
+    """One ACP schema version, validating whole JSON-RPC objects.
+
+    The root schema is an ``anyOf`` over Agent/Client/ProtocolLevel messages,
+    but its request/notification/response branches include extension
+    catch-alls (``$defs.ExtRequest``, ``ExtNotification``, ``ExtResponse`` are
+    ``{}``), so almost any framed message passes it. ``errors`` therefore also
+    checks ``params`` against the ``$defs`` entry whose ``x-method`` matches the
+    method, and ``result`` against the ``...Response`` entry for
+    ``response_to``.
+    """
+
+    def __init__(self, path: _Path, version: str) -> None:
+        import jsonschema.validators
+
+        self.version = version
+        self.schema = _json.loads(path.read_text())
+        self._cls = jsonschema.validators.validator_for(self.schema)
+        self._cls.check_schema(self.schema)
+        self.root = self._cls(self.schema)
+        self._defs = self.schema["$defs"]
+        self._sub: dict = {}
+        self.params_def: dict = {}
+        self.result_def: dict = {}
+        for name, d in self._defs.items():
+            if "x-method" in d:
+                table = self.result_def if name.endswith("Response") else self.params_def
+                table[d["x-method"]] = name
+
+    def defn(self, name: str):
+        """A validator for ``$defs[name]``."""
+        if name not in self._sub:
+            sub = {"$schema": self.schema["$schema"], "$defs": self._defs,
+                   "$ref": f"#/$defs/{name}"}
+            self._sub[name] = self._cls(sub)
+        return self._sub[name]
+
+    def errors(self, msg: dict, response_to: "str | None" = None) -> "list[str]":
+        errs = [e.message for e in self.root.iter_errors(msg)]
+        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
+            name = self.params_def.get(msg["method"])
+            if name:
+                errs += [f"{name}: {e.message}" for e in self.defn(name).iter_errors(msg.get("params"))]
+        elif isinstance(msg, dict) and "result" in msg and response_to:
+            name = self.result_def.get(response_to)
+            if name:
+                errs += [f"{name}: {e.message}" for e in self.defn(name).iter_errors(msg["result"])]
+        return errs
+
+    def is_valid(self, msg: dict, response_to: "str | None" = None) -> bool:
+        return not self.errors(msg, response_to)
+
+    def validate(self, msg: dict, response_to: "str | None" = None) -> None:
+        errs = self.errors(msg, response_to)
+        assert not errs, f"not valid ACP {self.version}: {_json.dumps(msg)}\n" + "\n".join(errs)
+
+
+def _load_acp_schema(version: str) -> AcpSchema:
+    d = _acp_schema_dir()
+    if d is None:
+        reason = ("ACP JSON schemas not found: set ACPLAB_SCHEMA_DIR to a directory with "
+                  "v1/schema.json and v2/schema.json (default ../shared/reference/acp/schema)")
+        if _os.environ.get("ACPLAB_REQUIRE_SCHEMA") == "1":
+            _pytest.fail(reason + " [ACPLAB_REQUIRE_SCHEMA=1]", pytrace=False)
+        _pytest.skip(reason)
+    return AcpSchema(d / version / "schema.json", version)
+
+
+@_pytest.fixture(scope="session")
+def schema_v2() -> AcpSchema:
+    return _load_acp_schema("v2")
+
+
+@_pytest.fixture(scope="session")
+def schema_v1() -> AcpSchema:
+    return _load_acp_schema("v1")
