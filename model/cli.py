@@ -67,6 +67,28 @@ def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms,
     sys.exit(code)
 
 
+@cli.group()
+def trace() -> None:
+    """Record and check wire traffic in the capture format (JSON Lines)."""
+
+
+@trace.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Capture file (JSON Lines).")
+@click.option("--append", is_flag=True, help="Add to an existing capture, continuing its seq numbers.")
+@click.option("--force", is_flag=True, help="Overwrite an existing capture.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def record(out, append, force, command):
+    """Run COMMAND (an agent) behind a transparent stdio proxy and capture its traffic.
+
+    Use in place of the agent command: acplab trace record --out FILE.jsonl -- AGENT [ARGS...]
+    """
+    from model import record as recording
+
+    if not command:
+        raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
+    sys.exit(recording.record(list(command), out, append=append, force=force))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the group; turn usage and input errors into one line and exit 2."""
     try:

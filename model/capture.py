@@ -1,0 +1,332 @@
+"""The capture format (DESIGN.md, "Capture format"): recorded JSON-RPC traffic as JSON Lines.
+
+One record per line, in wire order::
+
+    {"seq": 12, "t": 31.5, "conn": "c1", "dir": "client->agent", "msg": {...}}
+
+``seq`` is an increasing integer, ``t`` milliseconds (optional), ``conn`` a
+connection id, ``dir`` ``client->agent`` or ``agent->client``, ``msg`` the raw
+JSON-RPC object. A line that the recorder could not parse as a JSON object is
+kept as ``{"seq", "t", "conn", "dir", "raw": "<the line text>", "error": "not JSON"}``.
+
+Reading is streaming: one line at a time, so a capture of any length reads in
+constant memory (apart from the longest line), and lines have no length limit.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterable, Iterator
+from typing import IO, NamedTuple, Union
+
+from model.errors import InputError
+
+CLIENT_TO_AGENT = "client->agent"
+AGENT_TO_CLIENT = "agent->client"
+DIRECTIONS = (CLIENT_TO_AGENT, AGENT_TO_CLIENT)
+
+NOT_JSON = "not JSON"
+
+PathOrFile = Union[str, os.PathLike, IO]
+
+
+class CaptureRecord(NamedTuple):
+    """One captured message. ``msg`` is None for a raw (unparseable) line, then ``raw`` holds its text."""
+
+    seq: int
+    t: float | None
+    conn: str
+    dir: str
+    msg: dict | None
+    raw: str | None = None
+    line: int = 0  # 1-based line number in the capture file (0: not read from a file)
+
+    def to_json(self) -> dict:
+        """The record as the JSON object written to a capture line."""
+        out: dict = {"seq": self.seq}
+        if self.t is not None:
+            out["t"] = self.t
+        out["conn"] = self.conn
+        out["dir"] = self.dir
+        if self.msg is not None:
+            out["msg"] = self.msg
+        else:
+            out["raw"] = self.raw if self.raw is not None else ""
+            out["error"] = NOT_JSON
+        return out
+
+
+class CaptureError(InputError):
+    """A bad capture line. ``str(err)`` is ``FILE:LINE: what is wrong``."""
+
+    def __init__(self, source: str, line: int, problem: str) -> None:
+        super().__init__(f"{source}:{line}: {problem}")
+        self.source = source
+        self.line = line
+        self.problem = problem
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _open_lines(path_or_file: PathOrFile) -> tuple[str, Iterator[bytes | str], IO | None]:
+    """(name for messages, line iterator, file to close or None)."""
+    if isinstance(path_or_file, (str, os.PathLike)):
+        name = os.fspath(path_or_file)
+        try:
+            f = open(name, "rb")  # binary: split on b"\n" only, decode each line ourselves
+        except OSError as err:
+            raise InputError(f"{name}: cannot read capture: {err.strerror or err}") from None
+        return name, iter(f), f
+    name = getattr(path_or_file, "name", None)
+    name = name if isinstance(name, str) else "<capture>"
+    return name, iter(path_or_file), None
+
+
+def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
+    """Validate one parsed line; raise CaptureError on the first problem."""
+    if not isinstance(obj, dict):
+        raise CaptureError(name, lineno, f"not a capture record: expected a JSON object, got {_json_type(obj)}")
+    if "seq" not in obj:
+        raise CaptureError(name, lineno, "missing 'seq'")
+    seq = obj["seq"]
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        raise CaptureError(name, lineno, f"'seq' must be an integer, got {_short(seq)}")
+    t = obj.get("t")
+    if t is not None and (not isinstance(t, (int, float)) or isinstance(t, bool)):
+        raise CaptureError(name, lineno, f"'t' must be a number of milliseconds, got {_short(t)}")
+    if "conn" not in obj:
+        raise CaptureError(name, lineno, "missing 'conn'")
+    conn = obj["conn"]
+    if not isinstance(conn, str):
+        raise CaptureError(name, lineno, f"'conn' must be a string, got {_short(conn)}")
+    if "dir" not in obj:
+        raise CaptureError(name, lineno, f"missing 'dir' (one of {', '.join(DIRECTIONS)})")
+    direction = obj["dir"]
+    if direction not in DIRECTIONS:
+        raise CaptureError(name, lineno, f"unknown 'dir' {_short(direction)} (expected one of {', '.join(DIRECTIONS)})")
+    raw = None
+    if "msg" in obj:
+        msg = obj["msg"]
+        if not isinstance(msg, dict):
+            raise CaptureError(name, lineno, f"'msg' must be a JSON object, got {_json_type(msg)}")
+    elif "raw" in obj:
+        msg = None
+        raw = obj["raw"]
+        if not isinstance(raw, str):
+            raise CaptureError(name, lineno, f"'raw' must be a string, got {_json_type(raw)}")
+    else:
+        raise CaptureError(name, lineno, "missing 'msg' (or 'raw' for a line that was not JSON)")
+    if prev_seq is not None and seq <= prev_seq:
+        raise CaptureError(name, lineno, f"seq {seq} out of order: not greater than the previous seq {prev_seq}")
+    return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno)
+
+
+def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | CaptureError]:
+    name, lines, to_close = _open_lines(path_or_file)
+    prev_seq: int | None = None
+    try:
+        for lineno, line in enumerate(lines, 1):
+            if isinstance(line, bytes):
+                try:
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    problem = CaptureError(name, lineno, f"not UTF-8 text (byte {err.start + 1})")
+                    if not lenient:
+                        raise problem from None
+                    yield problem
+                    continue
+            else:
+                text = line
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as err:
+                problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
+                if not lenient:
+                    raise problem from None
+                yield problem
+                continue
+            try:
+                rec = _check(obj, name, lineno, prev_seq)
+            except CaptureError as problem:
+                if not lenient:
+                    raise
+                yield problem
+                continue
+            prev_seq = rec.seq
+            yield rec
+    finally:
+        if to_close is not None:
+            to_close.close()
+
+
+def read_capture(path_or_file: PathOrFile) -> Iterator[CaptureRecord]:
+    """Stream the records of a capture file (a path, or an open text or binary file).
+
+    Raises :class:`CaptureError` (an ``InputError``) with ``FILE:LINE: problem``
+    at the first bad line. Blank lines are skipped; an empty file yields nothing.
+    """
+    for item in _iter(path_or_file, lenient=False):
+        yield item  # type: ignore[misc]  # never an error in strict mode
+
+
+def iter_capture_lenient(path_or_file: PathOrFile) -> Iterator[CaptureRecord | CaptureError]:
+    """Like :func:`read_capture`, but yields a :class:`CaptureError` for each bad line and goes on.
+
+    A record whose seq is not greater than the last good record's seq is reported
+    and skipped; later records are compared with the last good one.
+    """
+    return _iter(path_or_file, lenient=True)
+
+
+def last_seq(path: str | os.PathLike) -> int:
+    """The last seq of a capture file (0 if it has no records). Validates the whole file."""
+    last = 0
+    for rec in read_capture(path):
+        last = rec.seq
+    return last
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def encode_record(obj: dict) -> bytes:
+    """One capture line (compact JSON, UTF-8, not ASCII-escaped) with its newline."""
+    try:
+        return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (from "\ud800" escapes): keep them escaped
+        return (json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+
+
+class CaptureWriter:
+    """Appends records to a capture, one flushed line per record.
+
+    ``target`` is a path (opened for writing, or appending when ``append``) or an
+    open file (text or binary; not closed by :meth:`close`). Seq numbers are
+    assigned in order starting at ``start_seq``. Usable as a context manager.
+    """
+
+    def __init__(self, target: PathOrFile, *, append: bool = False, start_seq: int = 1) -> None:
+        self._own = isinstance(target, (str, os.PathLike))
+        if self._own:
+            self._f: IO = open(os.fspath(target), "ab" if append else "wb")
+        else:
+            self._f = target  # type: ignore[assignment]
+        self._text = isinstance(self._f, io.TextIOBase)
+        self.next_seq = start_seq
+        self.closed = False
+
+    def _emit(self, obj: dict) -> None:
+        data = encode_record(obj)
+        if self._text:
+            self._f.write(data.decode("utf-8"))
+        else:
+            self._f.write(data)
+        self._f.flush()
+
+    def write(self, conn: str, dir: str, msg: dict | None = None, raw: str | None = None,
+              t: float | None = None, *, error: str = NOT_JSON) -> int:
+        """Append one record and return its seq. Give ``msg`` (a dict) or ``raw`` (the line text)."""
+        if dir not in DIRECTIONS:
+            raise ValueError(f"unknown dir {dir!r}")
+        if (msg is None) == (raw is None):
+            raise ValueError("give exactly one of msg and raw")
+        if msg is not None and not isinstance(msg, dict):
+            raise ValueError("msg must be a dict")
+        seq = self.next_seq
+        obj: dict = {"seq": seq}
+        if t is not None:
+            obj["t"] = round(float(t), 3)
+        obj["conn"] = conn
+        obj["dir"] = dir
+        if msg is not None:
+            obj["msg"] = msg
+        else:
+            obj["raw"] = raw
+            obj["error"] = error
+        self._emit(obj)
+        self.next_seq = seq + 1
+        return seq
+
+    def write_record(self, rec: CaptureRecord) -> int:
+        """Append a record, keeping its seq if it is in order (else renumbering). Returns the seq written."""
+        obj = rec.to_json()
+        seq = rec.seq if isinstance(rec.seq, int) and rec.seq >= self.next_seq else self.next_seq
+        obj["seq"] = seq
+        self._emit(obj)
+        self.next_seq = seq + 1
+        return seq
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self._own:
+                self._f.close()
+            else:
+                self._f.flush()
+
+    def __enter__(self) -> "CaptureWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def dump_capture(records: Iterable[CaptureRecord | dict], path: str | os.PathLike) -> int:
+    """Write records (CaptureRecord or capture-shaped dicts) to a new file at ``path``; return the count.
+
+    Dicts are written as given (their seq must increase); CaptureRecords keep their seq when in order.
+    """
+    n = 0
+    with open(os.fspath(path), "wb") as f:
+        prev = None
+        for rec in records:
+            obj = rec.to_json() if isinstance(rec, CaptureRecord) else dict(rec)
+            seq = obj.get("seq")
+            if not isinstance(seq, int) or (prev is not None and seq <= prev):
+                seq = (prev or 0) + 1
+                obj = {"seq": seq, **{k: v for k, v in obj.items() if k != "seq"}}
+            prev = seq
+            f.write(encode_record(obj))
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _json_type(v) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    return "an object"
+
+
+def _short(v) -> str:
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _json_reason(err: ValueError) -> str:
+    msg = getattr(err, "msg", None)
+    col = getattr(err, "colno", None)
+    if msg and col:
+        return f"{msg} at column {col}"
+    return str(err).splitlines()[0]
+
+
+__all__ = [
+    "AGENT_TO_CLIENT", "CLIENT_TO_AGENT", "DIRECTIONS", "NOT_JSON", "CaptureError", "CaptureRecord",
+    "CaptureWriter", "dump_capture", "encode_record", "iter_capture_lenient", "last_seq", "read_capture",
+]
