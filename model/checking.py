@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from model.errors import InputError
 from model.explore import Limits, Result, explore
 from model.progress import explorer_progress
 from model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace, verdict_of
@@ -24,8 +23,65 @@ def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out,
     return exit_code(verdict_of(result))
 
 
-def check_acp(**options) -> int:
-    raise InputError("the ACP model is not built yet: use `acplab check --model twophase`")
+def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
+    """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides."""
+    from model.acp import AcpModel
+    from model.scenarios import DEFAULT, get_scenario
+    from model.spec import get_spec
+    from model.witnesses import WITNESSES
+
+    spec = get_spec(spec_name)
+    scenario = get_scenario(scenario_name) if scenario_name else DEFAULT
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    bounds = scenario.bounds._replace(**changes)
+    witnesses = [WITNESSES[w] for w in scenario.witnesses]
+    return AcpModel(spec, bounds, witnesses, symmetry=symmetry), scenario
+
+
+def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, max_states, max_seconds,
+              as_json, out, quiet) -> int:
+    """Check the ACP model: verdict, counts, and for each violation a trace, a wire log and a diagram."""
+    model, sc = acp_model(spec, scenario, symmetry, clients=clients, prompts=prompts, drops=drops,
+                          disconnects=disconnects)
+    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
+    files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if result.violations else {}
+    summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
+    summary.update(violations_json(result, files), witnesses=witnesses_json(result))
+    emit(summary, as_json)
+    return exit_code(verdict_of(result))
+
+
+def path_events(model, path):
+    """Replay a path through ``model.step`` to recover each step's events."""
+    steps = []
+    state = path.initial
+    for action, nxt in path.steps:
+        after, events = model.step(state, action)
+        steps.append((action, events))
+        state = nxt
+    return steps
+
+
+def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
+    """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
+    from model.capture import dump_capture
+    from model.render import mermaid, text_trace as acp_trace, wire_records
+
+    folder = fresh_out_dir(out, stem)
+    files: dict[str, list[str]] = {}
+    for v in result.violations:
+        steps = path_events(model, v.path)
+        violation = v.path.last_state.violation
+        sentence = violation[1] if violation else v.property.description
+        rules = ", ".join(v.property.rules)
+        title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {model.spec.name})"
+        base = folder / v.property.name
+        paths = [base.with_suffix(".txt"), base.with_suffix(".jsonl"), base.with_suffix(".mmd")]
+        paths[0].write_text(acp_trace(model, steps, title, sentence))
+        dump_capture(wire_records(steps), paths[1])
+        paths[2].write_text(mermaid(steps, model.bounds.clients, title, violation, v.property.rules))
+        files[v.property.name] = [str(p) for p in paths]
+    return files
 
 
 def violations_json(result: Result, files: dict) -> dict:
@@ -74,10 +130,14 @@ def emit(summary: dict, as_json: bool) -> None:
     if summary.get("limit"):
         head += f" (stopped at {summary['limit']})"
     click.echo(head)
-    for v in summary["violations"]:
-        if v.get("missing_witness"):
-            click.echo(f"  missing witness: {v['property']} (no reachable state shows it)")
-            continue
+    real = [v for v in summary["violations"] if not v.get("missing_witness")]
+    missing = [v["property"] for v in summary["violations"] if v.get("missing_witness")]
+    if missing and real:
+        click.echo(f"  witnesses not reached (paths end at violations): {', '.join(missing)}")
+    elif missing:
+        for name in missing:
+            click.echo(f"  missing witness: {name} (no reachable state shows it)")
+    for v in real:
         rules = ", ".join(v["rules"]) or "-"
         click.echo(f"  violated {v['property']} [{rules}] in {v['trace_length']} steps")
         for f in v["files"]:

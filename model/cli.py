@@ -45,7 +45,7 @@ def _non_negative(ctx, param, value):
 @click.option("--max-states", type=int, default=None, callback=_positive)
 @click.option("--max-seconds", type=float, default=None)
 @click.option("--symmetry/--no-symmetry", default=None,
-              help="Symmetry reduction. Default: on for the ACP model; off for TwoPhase, whose published counts are without it.")
+              help="Symmetry reduction (TwoPhase: RMs are interchangeable). Default off: TwoPhase's published counts are without it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for counterexample files.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -61,7 +61,7 @@ def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms,
     else:
         code = checking.check_acp(
             spec=spec, scenario=scenario, clients=clients, prompts=prompts, drops=drops,
-            disconnects=disconnects, symmetry=symmetry is not False, max_states=max_states,
+            disconnects=disconnects, symmetry=bool(symmetry), max_states=max_states,
             max_seconds=max_seconds, as_json=as_json, out=out, quiet=quiet,
         )
     sys.exit(code)
@@ -87,6 +87,54 @@ def record(out, append, force, command):
     if not command:
         raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
     sys.exit(recording.record(list(command), out, append=append, force=force))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def specs(as_json):
+    """List the spec variants and mutants, one line each."""
+    from model.spec import FINDINGS, MUTANTS, SPECS
+
+    rows = []
+    for name, spec in SPECS.items():
+        kind = "mutant" if name in MUTANTS else "finding" if name in FINDINGS else "spec"
+        rows.append({"name": name, "kind": kind, "description": spec.description, "rules": list(_spec_rules(name))})
+    _list_out(rows, as_json)
+
+
+def _spec_rules(name: str) -> tuple[str, ...]:
+    """The rules a mutant breaks: those of the monitor that must catch it."""
+    from model.monitors import ALL_MONITORS
+    from model.spec import SPECS
+
+    breaks = SPECS[name].breaks
+    return next((m.rules for m in ALL_MONITORS if m.name == breaks), ())
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def scenarios(as_json):
+    """List the named scenarios with their rule IDs, one line each."""
+    from model.scenarios import SCENARIOS
+
+    rows = [
+        {"name": s.name, "description": s.description, "rules": list(s.rules), "witnesses": list(s.witnesses),
+         "catches": list(s.catches), "races": list(s.races), "bounds": s.bounds._asdict()}
+        for s in SCENARIOS.values()
+    ]
+    _list_out(rows, as_json)
+
+
+def _list_out(rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        from model.report import print_json
+
+        print_json(rows)
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        rules = f" [{', '.join(r['rules'])}]" if r["rules"] else ""
+        click.echo(f"{r['name']:<{width}}  {r['description']}{rules}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,130 @@
+"""Events: everything observable in a step, on the wire or inside the agent.
+
+Wire events carry an abstract message from :mod:`model.wire`; a wire observer
+(the trace checker) sees only those.  Internal events are what the model
+knows and a wire observer does not: insertion, failure, a client binding a
+submission to a message.  Every class ends with a ``kind`` tag so values of
+different classes never compare equal.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+C2A = "client->agent"
+A2C = "agent->client"
+
+
+class Send(NamedTuple):
+    """A message put on a connection's channel; ``lost`` if the connection was already down."""
+
+    conn: tuple[int, int]
+    dir: str
+    msg: object
+    lost: bool = False
+    kind: str = "send"
+
+
+class Deliver(NamedTuple):
+    conn: tuple[int, int]
+    dir: str
+    msg: object
+    kind: str = "deliver"
+
+
+class Drop(NamedTuple):
+    conn: tuple[int, int]
+    dir: str
+    msg: object
+    kind: str = "drop"
+
+
+class Cut(NamedTuple):
+    """A connection is cut: both ends see it closed; messages in flight are lost."""
+
+    conn: tuple[int, int]
+    lost: tuple = ()
+    kind: str = "cut"
+
+
+class Connect(NamedTuple):
+    conn: tuple[int, int]
+    kind: str = "connect"
+
+
+class Insert(NamedTuple):
+    """The runtime (or the adapter, for a local command) inserted a user message."""
+
+    mid: str
+    sub: tuple[int, int, int] | None
+    origin: str
+    retained: bool
+    kind: str = "insert"
+
+
+class Reject(NamedTuple):
+    """A prompt was rejected before insertion (nothing inserted)."""
+
+    sub: tuple[int, int, int]
+    code: int
+    kind: str = "reject"
+
+
+class WorkStart(NamedTuple):
+    mids: tuple[str, ...]
+    command: bool
+    kind: str = "work_start"
+
+
+class WorkEnd(NamedTuple):
+    """Foreground work ended; ``reported`` is the idle's stop reason sent, None if none was sent."""
+
+    reason: str
+    reported: str | None
+    kind: str = "work_end"
+
+
+class Fail(NamedTuple):
+    """The runtime failed; ``after_insertion`` for work that serves an inserted message."""
+
+    after_insertion: bool
+    kind: str = "fail"
+
+
+class CancelSeen(NamedTuple):
+    """The agent processed ``session/cancel``; ``active`` if foreground work was running."""
+
+    active: bool
+    kind: str = "cancel_seen"
+
+
+class Bind(NamedTuple):
+    """A client linked its submission ``sub`` (client, epoch, rid) to message ``mid``."""
+
+    client: int
+    sub: tuple[int, int, int]
+    mid: str
+    how: str
+    kind: str = "bind"
+
+
+class Execute(NamedTuple):
+    """A locally handled command ran (its side effect happened)."""
+
+    mid: str
+    kind: str = "execute"
+
+
+class Replayed(NamedTuple):
+    """Replay sent history entry ``original`` under ``sent``."""
+
+    original: str
+    sent: str
+    kind: str = "replayed"
+
+
+class Restart(NamedTuple):
+    kind: str = "restart"
+
+
+WIRE_KINDS = frozenset({"send", "deliver", "drop", "cut", "connect"})

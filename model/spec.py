@@ -1,0 +1,117 @@
+"""Spec: the behavioural switches a variant of the v2 prompt lifecycle sets.
+
+A variant is data, not a fork of the actors: the agent, adapter and client
+step functions read these switches.  ``rfd`` is the seed RFD ("v2 Prompt
+Lifecycle", 2026-10-01).  Where the newer schema differs from the RFD
+(RULES.md D1..D22) the difference is a switch; the preset follows the RFD and
+says where it takes the schema's side.  Mutants each break one behaviour and
+must be caught by the monitor of the rule they break.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model.errors import InputError
+
+
+class Spec(NamedTuple):
+    """Switches; defaults are the RFD's behaviour."""
+
+    name: str = "rfd"
+    description: str = "the v2 Prompt Lifecycle RFD (seed, 2026-10-01)"
+    #: when the prompt response is sent: "insertion" (P2/P3), "receipt" (before
+    #: insertion, on an ID minted in advance), "end_of_turn" (v1)
+    respond_at: str = "insertion"
+    #: the success result carries the messageId (P4); False is the v2 draft's `{}` (D1)
+    response_carries_id: bool = True
+    #: a later insertion reuses an ID already returned (breaks P5)
+    reuse_ids: bool = False
+    #: how a failure after insertion is reported to a still-pending prompt:
+    #: "success" (E2: the response succeeds) or "error_response" (breaks E1/E2)
+    failure_before_response: str = "success"
+    #: how a failure that ends foreground work is reported: "idle_error" (E3),
+    #: "idle_silent" (no idle at all: breaks S2)
+    failure_report: str = "idle_error"
+    #: `$/cancel_request` on an inserted prompt: "success" (C1) or "error" (-32800, breaks C1)
+    cancel_request_after_insertion: str = "success"
+    #: chunked replay starts with `user_message` content [] (R7)
+    replay_reset: bool = True
+    #: replayed messages keep their insertion IDs (R5)
+    replay_keeps_ids: bool = True
+    #: replaying a retained command runs it again (breaks R9)
+    replay_reexecutes_commands: bool = False
+    #: a current-state snapshot after replay, before the resume response (S13;
+    #: the RFD names it a follow-up, the schema makes it a MUST: taken here)
+    state_sync_on_resume: bool = True
+    #: `session/cancel` also answers prompts held but not yet inserted with -32800 (C4, schema)
+    cancel_withdraws_held: bool = True
+    #: how clients link a submission to a message: "message_id" (P9), "content", "order"
+    client_correlation: str = "message_id"
+    #: the live report of a message is still streamed to a connection that already
+    #: received it by replay (found by the explorer: chunks then duplicate content)
+    echo_after_replay: bool = False
+    #: for a mutant or finding: the monitor that must catch it
+    breaks: str = ""
+
+
+RFD = Spec()
+
+MUTANTS: dict[str, Spec] = {
+    "early-success": RFD._replace(
+        name="early-success", breaks="SuccessOnlyAfterInsertion", respond_at="receipt",
+        description="adapter answers success on an ID minted in advance, before the runtime inserts",
+    ),
+    "reused-id": RFD._replace(
+        name="reused-id", breaks="DistinctMessageIds", reuse_ids=True, description="a later insertion gets an ID already returned",
+    ),
+    "error-after-insertion": RFD._replace(
+        name="error-after-insertion", breaks="ErrorResponseMeansNotInserted", failure_before_response="error_response",
+        description="a failure after insertion, before the response, is sent as a JSON-RPC error",
+    ),
+    "cancel-request-32800-after-insertion": RFD._replace(
+        name="cancel-request-32800-after-insertion", breaks="CancelRequestErrorOnlyBeforeInsertion", cancel_request_after_insertion="error",
+        description="$/cancel_request answers -32800 although the message was inserted",
+    ),
+    "replay-without-reset": RFD._replace(
+        name="replay-without-reset", breaks="ReplayResetsBeforeChunks", replay_reset=False,
+        description="chunked replay without the user_message content [] reset",
+    ),
+    "replay-new-ids": RFD._replace(
+        name="replay-new-ids", breaks="ReplayKeepsIds", replay_keeps_ids=False, description="replay mints fresh message IDs",
+    ),
+    "replay-reexecutes-command": RFD._replace(
+        name="replay-reexecutes-command", breaks="CommandsNeverReexecuted", replay_reexecutes_commands=True,
+        description="replaying a retained command executes it again",
+    ),
+    "client-matches-by-content": RFD._replace(
+        name="client-matches-by-content", breaks="ClientNeverGuesses", client_correlation="content",
+        description="the client binds a user_message to its pending prompt with equal content",
+    ),
+    "client-matches-by-order": RFD._replace(
+        name="client-matches-by-order", breaks="ClientNeverGuesses", client_correlation="order",
+        description="the client binds a user_message to its oldest pending prompt",
+    ),
+    "no-idle-after-failure": RFD._replace(
+        name="no-idle-after-failure", breaks="WorkEndsWithOneIdle", failure_report="idle_silent",
+        description="a failure after insertion ends work without an idle state_update",
+    ),
+}
+
+#: Variants the explorer's findings suggest (not in the RFD's text either way).
+FINDINGS: dict[str, Spec] = {
+    "echo-after-replay": RFD._replace(
+        name="echo-after-replay", breaks="ViewMatchesHistory", echo_after_replay=True,
+        description="the live user_message_chunk echo still goes to a connection that got the message by replay",
+    ),
+}
+
+SPECS: dict[str, Spec] = {"rfd": RFD, **MUTANTS, **FINDINGS}
+
+
+def get_spec(name: str) -> Spec:
+    """The preset called ``name``; a one-line error lists the known ones."""
+    try:
+        return SPECS[name]
+    except KeyError:
+        raise InputError(f"unknown spec {name!r}; known: {', '.join(SPECS)}") from None

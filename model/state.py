@@ -1,0 +1,154 @@
+"""The ACP model's state: small immutable records (NamedTuples, for fast hashing).
+
+One :class:`World` value is one global state: the agent side, every client,
+every connection's channels, the remaining fault and workload budgets, and
+the monitors' own bookkeeping.  Connections are ``(client, epoch)``: a
+reconnect opens epoch + 1.  All collections are tuples.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SESSION = "s1"
+
+Conn = tuple[int, int]  # (client index, epoch)
+
+
+class Entry(NamedTuple):
+    """A message in the agent's session history.
+
+    ``origin`` is "prompt", "command", "imported" or "agent"; ``sub`` is the
+    submission ``(client, epoch, rid)`` that inserted it (ground truth the
+    wire does not show), None for imported and agent messages.
+    """
+
+    mid: str
+    role: str
+    content: tuple[str, ...]
+    retained: bool
+    origin: str
+    sub: tuple[int, int, int] | None = None
+
+
+class Req(NamedTuple):
+    """The adapter's record of a received ``session/prompt`` until it is answered and echoed.
+
+    The triple ``(client, epoch, rid)`` is the private per-submission token
+    that matches the runtime's insertion event to the request (P7).
+    """
+
+    client: int
+    epoch: int
+    rid: int
+    content: tuple[str, ...]
+    mid: str | None = None  # set at insertion (or minted in advance by a non-conforming adapter)
+    inserted: bool = False
+    answered: bool = False
+    echoed: bool = False
+    cancel_asked: bool = False  # a $/cancel_request arrived after insertion
+    replayed_to: tuple[int, ...] = ()  # clients that already got the message by replay
+
+    @property
+    def token(self) -> tuple[int, int, int]:
+        return (self.client, self.epoch, self.rid)
+
+
+class Work(NamedTuple):
+    """Foreground work in progress: the script is output, then an optional tool call, then idle."""
+
+    mids: tuple[str, ...]
+    command: bool = False
+    output: str | None = None  # agent message id once its chunk was sent
+    tool: str | None = None  # tool call status once started
+    perm_rid: int | None = None  # outstanding permission request id
+    perm_client: int | None = None
+    cancelled: bool = False
+    failed: bool = False
+    replayed_command: bool = False
+
+
+class Agent(NamedTuple):
+    history: tuple[Entry, ...] = ()
+    fg: str = "idle"
+    reqs: tuple[Req, ...] = ()
+    work: Work | None = None
+    next_id: int = 1
+    next_rid: int = 1  # ids of agent -> client requests
+    attached: tuple[bool, ...] = ()  # per client: its live connection is attached to the session
+    last_stop: str | None = None
+    issued: tuple[str, ...] = ()  # every message ID ever returned or inserted (for reuse mutants)
+
+
+class Sub(NamedTuple):
+    """A client's submission: ``status`` pending / accepted / rejected / cancelled / ambiguous."""
+
+    rid: int
+    epoch: int
+    content: tuple[str, ...]
+    status: str = "pending"
+    mid: str | None = None
+
+
+class Item(NamedTuple):
+    """One rendered message in a client's feed.
+
+    ``mid`` is None for an optimistic copy of the client's own pending prompt
+    (``sub`` is its submission index).  ``provisional`` marks content that is
+    the client's local copy: the agent's first report replaces it (P18).
+    """
+
+    mid: str | None
+    role: str
+    content: tuple[str, ...]
+    sub: int | None = None
+    provisional: bool = False
+
+
+class Client(NamedTuple):
+    epoch: int = 0
+    up: bool = True
+    #: what the rendered feed can claim: "live" (connected throughout, nothing lost),
+    #: "replayed" (rebuilt by replay), "resumed" (resumed without replay: state only),
+    #: "resuming", or "partial" (something was lost)
+    view: str = "live"
+    subs: tuple[Sub, ...] = ()
+    feed: tuple[Item, ...] = ()
+    fg: str = "idle"
+    next_rid: int = 1
+    perms: tuple[int, ...] = ()  # permission requests to answer
+    resume_rid: int | None = None
+    replay: bool = False  # the outstanding resume asked for replay
+    cut: bool = False  # was disconnected at least once
+
+
+class Link(NamedTuple):
+    """A client's current connection: FIFO channels both ways (in-flight messages die with it)."""
+
+    epoch: int = 0
+    up: bool = True
+    to_agent: tuple = ()
+    to_client: tuple = ()
+
+
+class Budget(NamedTuple):
+    prompts: int = 0
+    drops: int = 0
+    cuts: int = 0
+    cancels: int = 0
+    cancel_requests: int = 0
+    failures: int = 0
+    restarts: int = 0
+
+
+class World(NamedTuple):
+    agent: Agent
+    clients: tuple[Client, ...]
+    links: tuple[Link, ...]
+    budget: Budget
+    mon: tuple = ()  # per-monitor bookkeeping, in monitor order
+    violation: tuple[str, str] | None = None  # (monitor name, what happened)
+
+
+def replace_at(values: tuple, i: int, value) -> tuple:
+    return values[:i] + (value,) + values[i + 1 :]

@@ -1,0 +1,231 @@
+"""Witnesses: states a scenario must reach, so a model that cannot get there fails loudly.
+
+Each witness is ``(name, predicate on World, rule IDs, description)`` and
+becomes a ``sometimes`` property.  Predicates read the ground truth the model
+keeps (which submission inserted which history entry) next to what the
+clients see.
+"""
+
+from __future__ import annotations
+
+from model.state import World
+
+
+def _subs_of(world: World):
+    for c, client in enumerate(world.clients):
+        for sub in client.subs:
+            yield c, client, sub
+
+
+def _entry(world: World, mid):
+    for e in world.agent.history:
+        if e.mid == mid:
+            return e
+    return None
+
+
+def echo_before_response(w: World) -> bool:
+    """A client shows its own message under its ID while its response is still pending (U2)."""
+    for c, client in enumerate(w.clients):
+        for item in client.feed:
+            if item.mid is None:
+                continue
+            e = _entry(w, item.mid)
+            if e is not None and e.sub is not None and e.sub[0] == c:
+                for sub in client.subs:
+                    if (c, sub.epoch, sub.rid) == e.sub and sub.status == "pending":
+                        return True
+    return False
+
+
+def response_before_echo(w: World) -> bool:
+    """A client has its response (the ID) while the agent's report has not reached it (U2)."""
+    for _, client, sub in _subs_of(w):
+        if sub.status == "accepted" and sub.mid is not None:
+            for item in client.feed:
+                if item.mid == sub.mid and item.provisional:
+                    return True
+    return False
+
+
+def pending_with_id_minted(w: World) -> bool:
+    """A prompt is held at the agent, not inserted and not answered (P1, P3)."""
+    return any(not r.inserted and not r.answered for r in w.agent.reqs) and w.agent.work is not None
+
+
+def identical_prompts_distinct_ids(w: World) -> bool:
+    """Two accepted submissions with identical content have distinct IDs (P5)."""
+    prompts = [e for e in w.agent.history if e.origin == "prompt"]
+    return any(a.content == b.content and a.mid != b.mid for i, a in enumerate(prompts) for b in prompts[i + 1 :])
+
+
+def both_accepted_identical(w: World) -> bool:
+    """A client holds two accepted submissions of the same text under two IDs (P5, U2)."""
+    for client in w.clients:
+        acc = [s for s in client.subs if s.status == "accepted"]
+        if any(a.content == b.content and a.mid != b.mid for i, a in enumerate(acc) for b in acc[i + 1 :]):
+            return True
+    return False
+
+
+def two_clients_submitted(w: World) -> bool:
+    """Messages from two different clients are inserted into the one session (P9)."""
+    return len({e.sub[0] for e in w.agent.history if e.sub is not None}) >= 2
+
+
+def other_client_renders(w: World) -> bool:
+    """A client renders another client's message by its ID alone (P9, U1 fan-out)."""
+    for c, client in enumerate(w.clients):
+        for item in client.feed:
+            e = _entry(w, item.mid) if item.mid else None
+            if e is not None and e.sub is not None and e.sub[0] != c and item.content == e.content:
+                return True
+    return False
+
+
+def replayed_and_recognized(w: World) -> bool:
+    """A client rebuilt by replay shows its accepted message once, under the returned ID (R5, R12)."""
+    for client in w.clients:
+        if client.view != "replayed":
+            continue
+        for sub in client.subs:
+            if sub.status == "accepted" and [i.mid for i in client.feed].count(sub.mid) == 1:
+                return True
+    return False
+
+
+def imported_rendered(w: World) -> bool:
+    """A client renders an imported message that no prompt response announced (U14)."""
+    imported = {e.mid for e in w.agent.history if e.origin == "imported"}
+    return any(item.mid in imported for client in w.clients for item in client.feed)
+
+
+def streamed_user_message(w: World) -> bool:
+    """A user message reported with chunks is complete in a client's feed (U7, U13)."""
+    for client in w.clients:
+        for item in client.feed:
+            e = _entry(w, item.mid) if item.mid else None
+            if e is not None and e.origin == "prompt" and item.content == e.content and not item.provisional:
+                return True
+    return False
+
+
+def command_live_not_replayed(w: World) -> bool:
+    """A live-only command was shown live, and a client was later rebuilt by replay (P10, R4)."""
+    live_only = {e.mid for e in w.agent.history if e.origin == "command" and not e.retained}
+    seen_live = any(item.mid in live_only for client in w.clients for item in client.feed)
+    return seen_live and any(client.view == "replayed" for client in w.clients)
+
+
+def retained_command_replayed(w: World) -> bool:
+    """A retained command comes back on replay under its ID (R9)."""
+    kept = {e.mid for e in w.agent.history if e.origin == "command" and e.retained}
+    return any(client.view == "replayed" and any(i.mid in kept for i in client.feed) for client in w.clients)
+
+
+def ambiguous_submission(w: World) -> bool:
+    """A client lost its connection before the response: the outcome is ambiguous (R11)."""
+    return any(sub.status == "ambiguous" for _, _, sub in _subs_of(w))
+
+
+def ambiguous_but_inserted(w: World) -> bool:
+    """An ambiguous submission was in fact inserted: the client cannot know (R11, P12)."""
+    for c, _, sub in _subs_of(w):
+        if sub.status == "ambiguous" and any(e.sub == (c, sub.epoch, sub.rid) for e in w.agent.history):
+            return True
+    return False
+
+
+def retry_created_second_message(w: World) -> bool:
+    """After an ambiguous outcome, a retry of the same text is a second message (P12)."""
+    for c, client, sub in _subs_of(w):
+        if sub.status != "ambiguous":
+            continue
+        if not any(e.sub == (c, sub.epoch, sub.rid) for e in w.agent.history):
+            continue
+        for other in client.subs:
+            if other.status == "accepted" and other.content == sub.content and other.epoch > sub.epoch:
+                return True
+    return False
+
+
+def failed_before_response(w: World) -> bool:
+    """Work failed while its prompt's response was still unsent (E2)."""
+    return w.agent.last_stop == "error" and any(r.inserted and not r.answered for r in w.agent.reqs)
+
+
+def error_idle_seen(w: World) -> bool:
+    """A client saw the work end with the error stop reason and still holds an accepted prompt (E3)."""
+    return w.agent.last_stop == "error" and any(sub.status == "accepted" for _, _, sub in _subs_of(w))
+
+
+def rejected_before_insertion(w: World) -> bool:
+    """A prompt was rejected with a JSON-RPC error and nothing was inserted (E1)."""
+    return any(sub.status == "rejected" for _, _, sub in _subs_of(w))
+
+
+def cancelled_before_insertion(w: World) -> bool:
+    """A prompt was answered -32800 before insertion (C1, C4)."""
+    return any(sub.status == "cancelled" for _, _, sub in _subs_of(w))
+
+
+def cancel_request_after_insertion(w: World) -> bool:
+    """A ``$/cancel_request`` reached an inserted prompt, which still succeeds (C1)."""
+    return any(r.inserted and r.cancel_asked and not r.answered for r in w.agent.reqs)
+
+
+def work_cancelled(w: World) -> bool:
+    """Work ended with stopReason cancelled (C7)."""
+    return w.agent.last_stop == "cancelled"
+
+
+def replay_while_running(w: World) -> bool:
+    """A client was rebuilt by replay while foreground work was still running (X28)."""
+    return w.agent.work is not None and any(c.view == "replayed" for c in w.clients)
+
+
+def permission_pending(w: World) -> bool:
+    """Work is blocked on a permission answer (S8, requires_action)."""
+    return w.agent.fg == "requires_action"
+
+
+def restart_kept_retained(w: World) -> bool:
+    """After an agent restart a client rebuilt by replay shows retained history (R5)."""
+    return w.budget.restarts == 0 and any(
+        c.view == "replayed" and any(i.mid for i in c.feed) for c in w.clients
+    ) and any(e.retained for e in w.agent.history)
+
+
+def _w(fn, *rules):
+    return (fn.__name__, fn, rules, (fn.__doc__ or "").strip())
+
+
+WITNESSES = {
+    w[0]: w
+    for w in (
+        _w(echo_before_response, "U2"),
+        _w(response_before_echo, "U2"),
+        _w(pending_with_id_minted, "P1", "P3"),
+        _w(identical_prompts_distinct_ids, "P5"),
+        _w(both_accepted_identical, "P5", "U2"),
+        _w(two_clients_submitted, "P9"),
+        _w(other_client_renders, "P9", "U1"),
+        _w(replayed_and_recognized, "R5", "R12"),
+        _w(imported_rendered, "U14"),
+        _w(streamed_user_message, "U7", "U13"),
+        _w(command_live_not_replayed, "P10", "R4"),
+        _w(retained_command_replayed, "R9"),
+        _w(ambiguous_submission, "R11"),
+        _w(ambiguous_but_inserted, "R11", "P12"),
+        _w(retry_created_second_message, "P12"),
+        _w(failed_before_response, "E2"),
+        _w(error_idle_seen, "E3"),
+        _w(rejected_before_insertion, "E1"),
+        _w(cancelled_before_insertion, "C1", "C4"),
+        _w(cancel_request_after_insertion, "C1"),
+        _w(work_cancelled, "C7"),
+        _w(replay_while_running, "R3"),
+        _w(permission_pending, "S8"),
+        _w(restart_kept_retained, "R5"),
+    )
+}

@@ -1,0 +1,96 @@
+"""The ACP model: every scenario holds on the RFD with its witnesses; every mutant is caught, shortest."""
+
+import json
+
+import pytest
+
+from model import wire
+from model.acp import AcpModel, Bounds
+from model.checking import path_events
+from model.explore import Limits, explore
+from model.render import mermaid, text_trace, wire_records
+from model.scenarios import SCENARIOS
+from model.spec import FINDINGS, MUTANTS, RFD, SPECS
+from model.witnesses import WITNESSES
+
+SLOW = {"default", "multi-client", "cancellation"}
+
+
+def _model(spec, scenario):
+    return AcpModel(spec, scenario.bounds, [WITNESSES[w] for w in scenario.witnesses])
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_holds_on_rfd_with_every_witness(name):
+    scenario = SCENARIOS[name]
+    result = explore(_model(RFD, scenario))
+    assert result.complete
+    assert [v.path.last_state.violation for v in result.violations] == []
+    assert result.missing_witnesses == []
+    assert result.stats.states > 20
+
+
+CAUGHT = [(mut, sc) for sc in sorted(SCENARIOS) for mut in SCENARIOS[sc].catches]
+
+
+def test_every_mutant_and_finding_is_caught_somewhere():
+    caught = {mut for mut, _ in CAUGHT}
+    assert caught == set(MUTANTS) | set(FINDINGS)
+
+
+@pytest.mark.parametrize("mutant, scenario", CAUGHT)
+def test_mutant_is_caught_by_its_rule_with_a_shortest_counterexample(mutant, scenario):
+    spec = SPECS[mutant]
+    sc = SCENARIOS[scenario]
+    model = AcpModel(spec, sc.bounds)
+    result = explore(model)
+    found = {v.property.name: v for v in result.violations}
+    assert spec.breaks in found, (mutant, scenario, list(found))
+    path = found[spec.breaks].path
+    assert path.last_state.violation[0] == spec.breaks
+    # Shortest: nothing violates that monitor within one step less.
+    shorter = explore(AcpModel(spec, sc.bounds), Limits(max_depth=len(path)))
+    assert spec.breaks not in {v.property.name for v in shorter.violations}
+
+
+def test_early_success_counterexample_is_pinned():
+    model = AcpModel(SPECS["early-success"], Bounds(clients=1, prompts=1))
+    [violation] = explore(model).violations
+    steps = path_events(model, violation.path)
+    text = text_trace(model, steps, "early-success", violation.path.last_state.violation[1])
+    assert text == (
+        "early-success\n\n"
+        "  1. c1 submits 'hi'\n"
+        "       c1 -> agent  sends session/prompt #1 ['hi']\n"
+        "  2. network delivers c1's next message to the agent\n"
+        "       agent receives session/prompt #1 ['hi']\n"
+        "       agent -> c1  sends result #1 {messageId: m1}\n\n"
+        "violation: response #1 on c1 succeeds, but its message was never inserted\n"
+    )
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_counterexample_wire_log_is_valid_wire_json(mutant):
+    """Every message in a counterexample's wire log decodes (it is what would cross the wire)."""
+    sc = next(SCENARIOS[n] for n in SCENARIOS if mutant in SCENARIOS[n].catches)
+    model = AcpModel(SPECS[mutant], sc.bounds)
+    violation = next(v for v in explore(model).violations if v.property.name == SPECS[mutant].breaks)
+    steps = path_events(model, violation.path)
+    records = wire_records(steps)
+    assert records and [r["seq"] for r in records] == list(range(1, len(records) + 1))
+    pending = {}
+    for r in records:
+        msg = r["msg"]
+        json.dumps(msg)
+        key = (r["conn"], r["dir"])
+        if "method" in msg and "id" in msg:
+            pending[(r["conn"], msg["id"])] = msg["method"]
+        response_to = pending.get((r["conn"], msg.get("id"))) if "method" not in msg else None
+        wire.decode(msg, response_to=response_to, version="v2")
+    diagram = mermaid(steps, sc.bounds.clients, mutant, violation.path.last_state.violation, violation.property.rules)
+    assert diagram.count("sequenceDiagram") == 1 and "✗" in diagram
+
+
+def test_the_default_check_explores_two_clients_and_identical_prompts():
+    sc = SCENARIOS["default"]
+    assert (sc.bounds.clients, sc.bounds.prompts, sc.bounds.contents) == (2, 2, ("hi",))

@@ -1,0 +1,69 @@
+"""Randomized runs of the same actors and monitors beyond the explorer's bounds (Hypothesis).
+
+A rule-based state machine picks one enabled action per step at bounds the
+explorer cannot exhaust (three clients, many prompts, drops, cuts, failures,
+cancellations, a restart).  Any violation fails with the numbered trace, and
+Hypothesis shrinks the choice sequence to a short one.
+"""
+
+import pytest
+from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from model.acp import AcpModel, Bounds
+from model.render import text_trace
+from model.spec import SPECS
+
+BIG = Bounds(
+    clients=3, prompts=5, contents=("hi", "/compact"), drops=2, disconnects=2, cancels=2, cancel_requests=2,
+    failures=2, restarts=1, imports=1, chunks=True, retain_commands=True, tools=True, permission=True, output=True,
+)
+
+
+def machine_for(spec_name: str, bounds: Bounds = BIG):
+    class AcpRun(RuleBasedStateMachine):
+        """Drive the ACP model one enabled action at a time; monitors judge every step."""
+
+        def __init__(self):
+            super().__init__()
+            self.model = AcpModel(SPECS[spec_name], bounds)
+            self.world = self.model.init_states()[0]
+            self.steps = []
+
+        @rule(choice=st.integers(min_value=0, max_value=10**6))
+        def step(self, choice):
+            actions = self.model.actions(self.world)
+            if not actions:
+                return
+            action = actions[choice % len(actions)]
+            self.world, events = self.model.step(self.world, action)
+            self.steps.append((action, events))
+
+        @invariant()
+        def no_rule_is_broken(self):
+            if self.world.violation is not None:
+                name, sentence = self.world.violation
+                raise AssertionError(text_trace(self.model, self.steps, f"{name} violated", sentence))
+
+    return AcpRun
+
+
+TestRfdBeyondBounds = machine_for("rfd").TestCase
+TestRfdBeyondBounds.settings = settings(
+    max_examples=300, stateful_step_count=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+SMALLER = Bounds(clients=2, prompts=3, contents=("hi", "/compact"), drops=1, disconnects=1, failures=2,
+                 chunks=True, retain_commands=True)
+
+
+@pytest.mark.parametrize("mutant", ["replay-without-reset", "client-matches-by-content", "error-after-insertion"])
+def test_random_runs_find_mutants_and_shrink_them(mutant):
+    """The same machine on a mutant fails, and the shrunk trace names the mutant's rule."""
+    test = machine_for(mutant, SMALLER).TestCase
+    test.settings = settings(max_examples=300, stateful_step_count=60, deadline=None, database=None,
+                             suppress_health_check=list(HealthCheck))
+    with pytest.raises(AssertionError) as failure:
+        test("runTest").runTest()
+    assert SPECS[mutant].breaks in str(failure.value)
