@@ -16,7 +16,6 @@ from typing import NamedTuple
 from model import agent as ag
 from model import client as cl
 from model import events as ev
-from model.errors import InputError
 from model.explore import Property, always, sometimes
 from model.monitors import ALL_MONITORS, Monitor
 from model.spec import Spec
@@ -78,9 +77,12 @@ class AcpModel:
         for k, m in enumerate(monitors):
             for kind in m.kinds:
                 self._by_kind.setdefault(kind, []).append((k, m))
+        self._handlers: dict = {}
         self._resting = [(k, m) for k, m in enumerate(monitors) if type(m).at_rest is not Monitor.at_rest]
         if symmetry:
-            raise InputError("symmetry reduction is not built for the ACP model yet; drop --symmetry")
+            from model.symmetry import canonical_hasher
+
+            self.fingerprint = canonical_hasher(monitors)
 
     # -- the interface ------------------------------------------------------------
 
@@ -192,7 +194,9 @@ class AcpModel:
 
     def step(self, w: World, a: Action) -> tuple[World, list]:
         """Apply action ``a``; return the next world and the step's events."""
-        handler = getattr(self, f"_{a.actor}_{a.name}")
+        handler = self._handlers.get((a.actor, a.name))
+        if handler is None:
+            handler = self._handlers[(a.actor, a.name)] = getattr(self, f"_{a.actor}_{a.name}")
         after, events = handler(w, *a.args)
         return self._monitor(w, after, events), events
 

@@ -45,7 +45,8 @@ def _non_negative(ctx, param, value):
 @click.option("--max-states", type=int, default=None, callback=_positive)
 @click.option("--max-seconds", type=float, default=None)
 @click.option("--symmetry/--no-symmetry", default=None,
-              help="Symmetry reduction (TwoPhase: RMs are interchangeable). Default off: TwoPhase's published counts are without it.")
+              help="Symmetry reduction: clients (ACP) or RMs (TwoPhase) are interchangeable. "
+                   "Default: on for ACP; off for TwoPhase, whose published counts are without it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for counterexample files.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -61,7 +62,7 @@ def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms,
     else:
         code = checking.check_acp(
             spec=spec, scenario=scenario, clients=clients, prompts=prompts, drops=drops,
-            disconnects=disconnects, symmetry=bool(symmetry), max_states=max_states,
+            disconnects=disconnects, symmetry=symmetry is not False, max_states=max_states,
             max_seconds=max_seconds, as_json=as_json, out=out, quiet=quiet,
         )
     sys.exit(code)
@@ -87,6 +88,25 @@ def record(out, append, force, command):
     if not command:
         raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
     sys.exit(recording.record(list(command), out, append=append, force=force))
+
+
+@trace.command(name="check")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--spec", default="rfd", show_default=True, help="rfd, v2-draft or v1: the dialect the capture is checked against.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for a Mermaid diagram and a JSONL window per violation (never overwritten).")
+def trace_check(file, spec, as_json, out):
+    """Check a capture (JSON Lines) against the wire-checkable rules.
+
+    Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
+    (unknown spec, unreadable or empty file, first line not a capture record).
+    """
+    from model import tracecheck
+
+    result = tracecheck.check_capture(file, spec=spec, out=out)
+    tracecheck.print_result(result, as_json, echo=click.echo)
+    sys.exit(result.exit_code)
 
 
 @cli.command()
@@ -135,6 +155,88 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
     for r in rows:
         rules = f" [{', '.join(r['rules'])}]" if r["rules"] else ""
         click.echo(f"{r['name']:<{width}}  {r['description']}{rules}")
+
+
+@cli.command()
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Figures folder (default: the project's figures/).")
+@click.option("--check", "check_only", is_flag=True,
+              help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
+def figures(out, check_only):
+    """Regenerate every figure (sequence and state diagrams, README) deterministically."""
+    from model import figures as figs
+
+    sys.exit(figs.run(out, check_only))
+
+
+@cli.command()
+@click.option("--spec", default="rfd", show_default=True, help="Variant of the ACP model (see `acplab specs`).")
+@click.option("--clients", type=int, default=2, show_default=True, help="Clients sharing the session.")
+@click.option("--sessions", type=int, default=100, show_default=True, help="Independent runs (sub-seeds of --seed).")
+@click.option("--prompts", type=int, default=3, show_default=True, help="Prompts each client submits per run (retries on top).")
+@click.option("--latency", type=float, default=50.0, show_default=True, help="Mean one-way network latency, ms.")
+@click.option("--drop", type=float, default=0.0, show_default=True, help="Probability a message is lost.")
+@click.option("--disconnect-rate", type=float, default=0.0, show_default=True, help="Connection cuts per second per client.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--duration", type=float, default=600.0, show_default=True, help="Simulated seconds per run at most.")
+@click.option("--on-violation", type=click.Choice(["stop", "count", "continue"]), default="count", show_default=True,
+              help="stop: end at the first violation; count: end that run, go on; continue: record and go on in the run.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Any other simulation parameter (fail, reject, cancel, replay, step_ms, ...); repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for violation artefacts and plots.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
+             settings, as_json, out, quiet):
+    """Simulate timed, stochastic sessions: live monitors, metrics with 95% CIs."""
+    from model.report import print_json
+    from simulations.params import SimParams
+    from simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
+
+    values = dict(spec=spec, clients=clients, sessions=sessions, prompts=prompts, latency_ms=latency, drop=drop,
+                  disconnect_rate=disconnect_rate, seed=seed, duration_s=duration, on_violation=on_violation)
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
+        values[key.strip()] = value.strip()
+    params = SimParams.from_mapping(values, "simulate")
+    artefacts = out if out is not None else "acplab-out/simulate-" + spec
+    bar = cli_progress(quiet or as_json, params.sessions)
+    if bar is None:
+        result = run_simulation(params, artefacts)
+    else:
+        with bar:
+            task = bar.add_task("runs", total=params.sessions)
+            result = run_simulation(params, artefacts, lambda done, total: bar.update(task, completed=done))
+    summary = result.to_json()
+    if out is not None:
+        from simulations.plots import plot_simulation
+
+        summary["plots"] = plot_simulation(result, out)
+    if as_json:
+        print_json(summary)
+    else:
+        print_table(summary)
+    sys.exit(exit_code(result))
+
+
+@cli.command()
+@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+@click.option("--executor", default="local", show_default=True, help="local (processes) or dask://HOST:PORT.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for results.jsonl and summary.json.")
+@click.option("--workers", type=int, default=None, help="Local worker processes (default: CPU count).")
+@click.option("--plots/--no-plots", default=False, help="Draw the sweep's figures into OUT.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+def sweep(config, executor, out, workers, plots, quiet):
+    """Run a grid of simulations (TOML or JSON CONFIG); results are appended and an interrupted sweep resumes."""
+    from simulations.sweep import load_config, run_sweep
+
+    if workers is not None and workers < 1:
+        raise click.BadParameter(f"must be at least 1, got {workers}", param_hint="'--workers'")
+    cfg = load_config(config)
+    folder = out if out is not None else "acplab-out/sweep-" + __import__("pathlib").Path(config).stem
+    sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,6 +37,14 @@ class Monitor:
     def at_rest(self, mstate, world: World | None) -> str | None:
         return None
 
+    def rename_clients(self, mstate, new_index: dict[int, int]):
+        """The bookkeeping with client indices renamed (symmetry reduction); override if it names any."""
+        return mstate
+
+
+def _rename_conn(conn, new_index):
+    return (new_index[conn[0]], conn[1])
+
 
 def _sent(event, direction, kind):
     return event.kind == "send" and event.dir == direction and event.msg.kind == kind
@@ -50,6 +58,9 @@ def _sent_update(event, *kinds):
 
 
 def _conn(c) -> str:
+    """A connection's label: the capture's own string, or ``c1``/``c1.2`` for a model pair."""
+    if isinstance(c, str):
+        return c
     return f"c{c[0] + 1}" + (f".{c[1]}" if c[1] else "")
 
 
@@ -97,14 +108,10 @@ class DistinctMessageIds(Monitor):
     rules = ("P5",)
     description = "every accepted submission gets its own messageId, never reused"
     wire = True
-    kinds = frozenset({"send", "insert"})
+    kinds = frozenset({"send"})
     initial = ()
 
     def observe(self, m, e, before, after):
-        if e.kind == "insert":
-            if after is not None and sum(1 for x in after.agent.history if x.mid == e.mid) > 1:
-                return m, f"insertion reuses message ID {e.mid}"
-            return m, None
         if not _sent(e, A2C, "prompt_result") or e.msg.message_id is None:
             return m, None
         mid = e.msg.message_id
@@ -138,6 +145,9 @@ class AcceptedMessageReportedLive(Monitor):
                 return m, None
             return (tuple(k for k in awaiting if k != key), tuple(sorted(reported + (key,)))), None
         return m, None
+
+    def rename_clients(self, m, new_index):
+        return tuple(tuple((_rename_conn(c, new_index), mid) for c, mid in part) for part in m)
 
     def at_rest(self, m, world):
         if m[0]:
@@ -255,6 +265,9 @@ class ToolCallsTerminalBeforeIdle(Monitor):
     kinds = frozenset({"send"})
     initial = ()  # open (conn, toolCallId)
 
+    def rename_clients(self, m, new_index):
+        return tuple((_rename_conn(c, new_index), t) for c, t in m)
+
     def observe(self, m, e, before, after):
         update = _sent_update(e, "tool_call_update", "state_update")
         if update is None:
@@ -290,6 +303,9 @@ class ReplayResetsBeforeChunks(Monitor):
     wire = True
     kinds = frozenset({"send"})
     initial = ()  # (conn, reset mids) for connections inside a replay window
+
+    def rename_clients(self, m, new_index):
+        return tuple((_rename_conn(c, new_index), mids) for c, mids in m)
 
     def observe(self, m, e, before, after):
         if e.dir == C2A:

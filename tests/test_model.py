@@ -16,8 +16,8 @@ from model.witnesses import WITNESSES
 SLOW = {"default", "multi-client", "cancellation"}
 
 
-def _model(spec, scenario):
-    return AcpModel(spec, scenario.bounds, [WITNESSES[w] for w in scenario.witnesses])
+def _model(spec, scenario, symmetry=True):
+    return AcpModel(spec, scenario.bounds, [WITNESSES[w] for w in scenario.witnesses], symmetry=symmetry)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -42,15 +42,39 @@ def test_every_mutant_and_finding_is_caught_somewhere():
 def test_mutant_is_caught_by_its_rule_with_a_shortest_counterexample(mutant, scenario):
     spec = SPECS[mutant]
     sc = SCENARIOS[scenario]
-    model = AcpModel(spec, sc.bounds)
-    result = explore(model)
+    model = AcpModel(spec, sc.bounds, symmetry=True)
+    result = explore(model, stop_on_violation=True)
     found = {v.property.name: v for v in result.violations}
     assert spec.breaks in found, (mutant, scenario, list(found))
     path = found[spec.breaks].path
     assert path.last_state.violation[0] == spec.breaks
     # Shortest: nothing violates that monitor within one step less.
-    shorter = explore(AcpModel(spec, sc.bounds), Limits(max_depth=len(path)))
+    shorter = explore(AcpModel(spec, sc.bounds, symmetry=True), Limits(max_depth=len(path)))
     assert spec.breaks not in {v.property.name for v in shorter.violations}
+
+
+def _outcome(result):
+    return (
+        result.verdict,
+        sorted((v.property.name, len(v.path)) for v in result.violations),
+        sorted(result.missing_witnesses),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_symmetry_keeps_verdicts_with_fewer_states(name):
+    """Clients are interchangeable: same verdicts, witnesses and shortest lengths, never more states."""
+    scenario = SCENARIOS[name]
+    specs = [RFD] + [SPECS[m] for m in scenario.catches]
+    for spec in specs:
+        stop = spec is not RFD  # a mutant: compare the first (shortest) violations
+        plain = explore(_model(spec, scenario, symmetry=False), stop_on_violation=stop)
+        reduced = explore(_model(spec, scenario, symmetry=True), stop_on_violation=stop)
+        assert _outcome(reduced) == _outcome(plain), spec.name
+        if spec is RFD:
+            assert reduced.stats.states <= plain.stats.states
+        if scenario.bounds.clients > 1 and spec is RFD:
+            assert reduced.stats.states < plain.stats.states
 
 
 def test_early_success_counterexample_is_pinned():
@@ -72,9 +96,11 @@ def test_early_success_counterexample_is_pinned():
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_counterexample_wire_log_is_valid_wire_json(mutant):
     """Every message in a counterexample's wire log decodes (it is what would cross the wire)."""
-    sc = next(SCENARIOS[n] for n in SCENARIOS if mutant in SCENARIOS[n].catches)
+    sc = min((SCENARIOS[n] for n in SCENARIOS if mutant in SCENARIOS[n].catches),
+             key=lambda s: (s.bounds.clients, s.bounds.prompts))
     model = AcpModel(SPECS[mutant], sc.bounds)
-    violation = next(v for v in explore(model).violations if v.property.name == SPECS[mutant].breaks)
+    violations = explore(model, stop_on_violation=True).violations
+    violation = next(v for v in violations if v.property.name == SPECS[mutant].breaks)
     steps = path_events(model, violation.path)
     records = wire_records(steps)
     assert records and [r["seq"] for r in records] == list(range(1, len(records) + 1))

@@ -1,0 +1,87 @@
+"""Simulator throughput: simulated wire messages per second, and the overhead over bare SimPy.
+
+The baseline moves the same number of messages through the same number of
+SimPy processes per session (one Store per channel, a sampled-latency timeout
+before each put, a consumer per channel), with no model, monitors or metrics.
+The ratio is (simulator wall time) / (baseline wall time); one run each.
+
+    python benchmarks/sim_bench.py [--sessions N] [--clients N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import simpy
+
+from simulations.params import SimParams
+from simulations.runtime import Session, build_model, run_seed
+
+
+def simulator(p: SimParams):
+    model = build_model(p)
+    shape = []  # per session: (messages, channels, other processes)
+    messages = 0
+    steps = 0
+    t0 = time.perf_counter()
+    for k in range(p.sessions):
+        s = Session(model, p, run_seed(p.seed, k), k, keep_steps=False)
+        r = s.run()
+        m = r.metrics.wire_messages
+        messages += m
+        steps += len(s.steps)
+        inserts = len(r.metrics.inserted)
+        lanes = 3 + 2 * p.clients + (p.clients if p.disconnect_rate else 0) + 2 * inserts
+        shape.append((m, len(s.channels), lanes))
+    return time.perf_counter() - t0, messages, steps, shape
+
+
+def bare(shape, seed: int = 0) -> float:
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    for messages, channels, lanes in shape:
+        env = simpy.Environment()
+        stores = [simpy.Store(env) for _ in range(max(channels, 1))]
+
+        def consumer(store):
+            while True:
+                yield store.get()
+
+        def producer(store, n):
+            for _ in range(n):
+                yield env.timeout(rng.expovariate(20.0))
+                store.put(object())
+
+        def idle_lane():
+            yield env.timeout(1.0)
+
+        per = [messages // len(stores)] * len(stores)
+        per[0] += messages - sum(per)
+        for store, n in zip(stores, per):
+            env.process(consumer(store))
+            env.process(producer(store, n))
+        for _ in range(lanes):
+            env.process(idle_lane())
+        env.run()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sessions", type=int, default=300)
+    ap.add_argument("--clients", type=int, default=3)
+    args = ap.parse_args()
+    p = SimParams(clients=args.clients, sessions=args.sessions, prompts=3, drop=0.02, disconnect_rate=0.05,
+                  seed=1).validate()
+    sim_s, messages, steps, shape = simulator(p)
+    bare_s = bare(shape)
+    print(f"sessions {p.sessions}, clients {p.clients}: {steps:,} model steps, {messages:,} wire messages")
+    print(f"simulator: {sim_s:.2f} s  ->  {messages / sim_s:,.0f} wire messages/s, {steps / sim_s:,.0f} steps/s")
+    print(f"bare SimPy (same messages, same process count): {bare_s:.3f} s  ->  {messages / bare_s:,.0f} messages/s")
+    print(f"overhead ratio simulator / bare: {sim_s / bare_s:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,384 @@
+"""`acplab figures`: regenerate everything under ``figures/``, deterministically.
+
+* ``scenarios/NAME.mmd|svg``: for every named scenario, the shortest run that
+  reaches its first witness (spec ``rfd``);
+* ``counterexamples/SPEC.mmd|svg``: for every mutant and finding (a spec with
+  ``breaks``), the shortest counterexample in the first scenario that catches it;
+* ``states/agent.mmd|svg`` and ``states/client-submission.mmd|svg``: the
+  explored state graph quotiented onto the agent's foreground state and onto
+  a client's view of one submission;
+* the variant matrix and the simulation plots, when ``model.matrix`` and
+  ``simulations.plots`` exist (they are looked up, never required);
+* ``README.md``: every figure with a caption and the command that made it.
+
+``--check`` regenerates into a temporary folder and compares byte for byte
+with the committed folder: exit 0 when identical, 1 naming each file that
+differs, is missing or is extra.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import importlib
+import importlib.util
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.acp import AcpModel
+from model.checking import path_events
+from model.explore import Limits, explore
+from model.render import mermaid
+from model.scenarios import SCENARIOS
+from model.seqdiagram import draw_sequence
+from model.spec import FINDINGS, RFD, SPECS
+from model.stategraph import (
+    AGENT_BOUNDS,
+    CLIENT_BOUNDS,
+    agent_state_diagram,
+    client_state_diagram,
+    draw_states,
+    mermaid_states,
+)
+from model.witnesses import WITNESSES
+
+COMMAND = "acplab figures"
+#: exploration depths tried in turn to find a witness (the breadth-first path is the
+#: same at any depth that contains it, so a shallow run gives the same figure sooner)
+WITNESS_DEPTHS = (8, 12, 20, None)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A generated file (relative path), its caption and the command that reproduces it."""
+
+    files: tuple[str, ...]
+    caption: str
+    command: str = COMMAND
+    section: str = ""
+    related: str = ""  # another command that shows the same behaviour
+
+
+def default_folder() -> Path:
+    """The project's ``figures/`` next to the package (an editable install), else ``./figures``."""
+    root = Path(__file__).resolve().parent.parent
+    if (root / "pyproject.toml").exists():
+        return root / "figures"
+    return Path("figures")
+
+
+# -- the figures ------------------------------------------------------------
+
+
+def witness_path(model, name: str):
+    """The shortest path to witness ``name``, by deepening breadth-first runs."""
+    for depth in WITNESS_DEPTHS:
+        result = explore(model, Limits(max_depth=depth))
+        path = result.witnesses.get(name)
+        if path is not None:
+            return path
+        if result.complete:
+            break
+    return None
+
+
+def scenario_figures(folder: Path) -> list[Figure]:
+    out = []
+    (folder / "scenarios").mkdir(parents=True, exist_ok=True)
+    for sc in SCENARIOS.values():
+        if not sc.witnesses:
+            continue
+        wname = sc.witnesses[0]
+        witness = WITNESSES[wname]
+        model = AcpModel(RFD, sc.bounds, [witness])
+        path = witness_path(model, wname)
+        if path is None:
+            out.append(Figure((), f"**{sc.name}**: witness `{wname}` was not reached; no figure.", section="Scenarios"))
+            continue
+        steps = path_events(model, path)
+        title = f"scenario {sc.name}: {wname} reached in {len(path)} steps (spec rfd) [{', '.join(sc.rules)}]"
+        base = folder / "scenarios" / sc.name
+        base.with_suffix(".mmd").write_text(mermaid(steps, sc.bounds.clients, title))
+        draw_sequence(steps, sc.bounds.clients, title, path_svg=base.with_suffix(".svg"))
+        caption = (f"**{sc.name}**: {sc.description}; the shortest run (spec rfd) to the witness "
+                   f"`{wname}`: {_sentence(witness[3])}")
+        out.append(Figure((f"scenarios/{sc.name}.svg", f"scenarios/{sc.name}.mmd"), caption, COMMAND, "Scenarios",
+                          f"acplab check --scenario {sc.name}"))
+    return out
+
+
+def counterexample_figures(folder: Path) -> list[Figure]:
+    out = []
+    (folder / "counterexamples").mkdir(parents=True, exist_ok=True)
+    for name, spec in SPECS.items():
+        if not spec.breaks:
+            continue
+        sc = next((s for s in SCENARIOS.values() if name in s.catches), None)
+        if sc is None:
+            out.append(Figure((), f"**{name}**: no scenario lists it in `catches`; no figure.", section="Counterexamples"))
+            continue
+        model = AcpModel(spec, sc.bounds, [WITNESSES[w] for w in sc.witnesses])
+        result = explore(model, Limits(), stop_on_violation=True)
+        v = next((v for v in result.violations if v.property.name == spec.breaks), None)
+        if v is None:
+            out.append(Figure((), f"**{name}**: `{spec.breaks}` not violated in scenario {sc.name}; no figure.",
+                              section="Counterexamples"))
+            continue
+        steps = path_events(model, v.path)
+        violation = v.path.last_state.violation
+        sentence = violation[1] if violation else v.property.description
+        rules = ", ".join(v.property.rules)
+        title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {name}, scenario {sc.name})"
+        base = folder / "counterexamples" / name
+        base.with_suffix(".mmd").write_text(mermaid(steps, sc.bounds.clients, title, violation, v.property.rules))
+        draw_sequence(steps, sc.bounds.clients, title, (v.property.name, sentence), v.property.rules,
+                      path_svg=base.with_suffix(".svg"))
+        kind = "finding" if name in FINDINGS else "mutant"
+        caption = (f"**{name}** ({kind}: {spec.description}): the shortest counterexample, caught by "
+                   f"`{spec.breaks}` [{rules}] in scenario {sc.name}.")
+        out.append(Figure((f"counterexamples/{name}.svg", f"counterexamples/{name}.mmd"), caption, COMMAND,
+                          "Counterexamples", f"acplab check --spec {name} --scenario {sc.name} --out DIR"))
+    return out
+
+
+def state_figures(folder: Path) -> list[Figure]:
+    (folder / "states").mkdir(parents=True, exist_ok=True)
+    figs = []
+    for stem, build, bounds, what in (
+        ("agent", agent_state_diagram, AGENT_BOUNDS,
+         "the agent's foreground state (idle / running / requires_action), each transition into idle labelled "
+         "with the stopReason of the idle state_update sent on it"),
+        ("client-submission", client_state_diagram, CLIENT_BOUNDS,
+         "a client's view of its first submission (not submitted / pending / accepted / rejected / cancelled / "
+         "ambiguous), each change labelled with what caused it"),
+    ):
+        q, sg = build()
+        (folder / "states" / f"{stem}.mmd").write_text(mermaid_states(q))
+        draw_states(q, folder / "states" / f"{stem}.svg")
+        changed = {k: v for k, v in bounds._asdict().items() if v != type(bounds)._field_defaults[k]}
+        bound_text = ", ".join(f"{k}={v}" for k, v in changed.items())
+        cut = "" if sg.complete else f" (cut off at {sg.limit:,} states)"
+        caption = (f"**{stem}**: the explored state graph of spec rfd ({sg.graph.number_of_nodes():,} states, "
+                   f"{sg.graph.number_of_edges():,} transitions{cut}; bounds {bound_text}) quotiented onto {what}.")
+        figs.append(Figure((f"states/{stem}.svg", f"states/{stem}.mmd"), caption, COMMAND, "State diagrams"))
+    return figs
+
+
+#: optional figure providers: module -> section.  Each may define
+#: ``write_figures(folder: pathlib.Path) -> list[tuple[files, caption, command]]``
+#: (``files`` relative to ``folder``); they are called only when the module exists.
+HOOKS = (("model.matrix", "Variant matrix"), ("simulations.plots", "Simulation plots"))
+
+
+def hook_figures(folder: Path) -> tuple[list[Figure], list[str]]:
+    figs: list[Figure] = []
+    notes: list[str] = []
+    for module, section in HOOKS:
+        if not _module_exists(module):
+            continue
+        mod = importlib.import_module(module)
+        writer = getattr(mod, "write_figures", None)
+        if writer is None:
+            notes.append(f"`{module}` exists but has no `write_figures(folder)`; its figures are not included.")
+            continue
+        for files, caption, command in writer(folder):
+            files = (files,) if isinstance(files, str) else tuple(files)
+            figs.append(Figure(files, caption, command, section))
+    return figs, notes
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith(".") else text + "."
+
+
+# -- README ------------------------------------------------------------
+
+
+def readme(figs: list[Figure], notes: list[str]) -> str:
+    lines = [
+        "# Figures",
+        "",
+        "Generated by `acplab figures`; do not edit by hand (this file is generated too).",
+        "`acplab figures --check` regenerates everything in a temporary folder and fails,",
+        "naming the files, when this folder is out of date.",
+        "",
+        "Sequence diagrams come as Mermaid (`.mmd`, drop-in for the ACP docs) and as SVG drawn",
+        "with matplotlib.  In the SVGs time runs downwards; the grey numbers are the step numbers",
+        "of the text trace (`acplab check ... --out DIR`); an arrow runs from the sender at the",
+        "step it was sent to the receiver at the step it was delivered (slanted when it was",
+        "delayed); a red cross is a message lost (dropped, cut in flight, or sent on a closed",
+        "connection); yellow notes are internal events a wire observer does not see.",
+        "",
+    ]
+    section = None
+    for fig in figs:
+        if fig.section != section:
+            section = fig.section
+            lines += [f"## {section}", ""]
+        links = ", ".join(f"[`{f}`]({f})" for f in fig.files)
+        lines.append(f"- {fig.caption}" + (f" {links}." if links else ""))
+        lines.append(f"  Command: `{fig.command}`" + (f" (explore it with `{fig.related}`)" if fig.related else ""))
+        if fig.files and fig.files[0].endswith(".svg"):
+            lines += ["", f"  ![{fig.files[0]}]({fig.files[0]})"]
+        lines.append("")
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    return "\n".join(lines)
+
+
+# -- driver ------------------------------------------------------------
+
+
+def generate(folder: Path) -> list[Figure]:
+    """Write every figure and the README into ``folder`` (created if needed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    figs = scenario_figures(folder) + counterexample_figures(folder) + state_figures(folder)
+    more, notes = hook_figures(folder)
+    figs += more
+    (folder / "README.md").write_text(readme(figs, notes))
+    return figs
+
+
+def _files(folder: Path) -> set[str]:
+    if not folder.is_dir():
+        return set()
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def compare(expected: Path, actual: Path) -> list[str]:
+    """Differences between a fresh folder and a committed one, one line each (empty: identical)."""
+    fresh, committed = _files(expected), _files(actual)
+    problems = [f"missing: {name}" for name in sorted(fresh - committed)]
+    problems += [f"extra: {name}" for name in sorted(committed - fresh)]
+    problems += [f"differs: {name}" for name in sorted(fresh & committed)
+                 if not filecmp.cmp(expected / name, actual / name, shallow=False)]
+    return problems
+
+
+def run(out: str | None, check: bool) -> int:
+    """The `acplab figures` command: regenerate ``out`` (default ``figures/``), or ``--check`` it."""
+    folder = Path(out) if out else default_folder()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="acplab-figures-") as tmp:
+        fresh = Path(tmp) / "figures"
+        figs = generate(fresh)
+        count = len(_files(fresh))
+        if check:
+            problems = compare(fresh, folder)
+            for p in problems:
+                print(f"{p} ({folder / p.split(': ', 1)[1]})")
+            seconds = time.perf_counter() - started
+            if problems:
+                print(f"figures out of date: {len(problems)} file(s); run `{COMMAND}`", file=sys.stderr)
+                return 1
+            print(f"figures up to date: {count} files in {folder} ({seconds:.1f} s)")
+            return 0
+        _replace_folder(fresh, folder)
+    seconds = time.perf_counter() - started
+    print(f"wrote {count} files ({len([f for f in figs if f.files])} figures) to {folder} in {seconds:.1f} s")
+    return 0
+
+
+def _replace_folder(fresh: Path, folder: Path) -> None:
+    """Make ``folder`` hold exactly the fresh files (stale figures removed, unchanged files untouched)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    new = _files(fresh)
+    for name in sorted(_files(folder) - new):
+        (folder / name).unlink()
+    for name in sorted(new):
+        dst = folder / name
+        if dst.exists() and filecmp.cmp(fresh / name, dst, shallow=False):
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fresh / name, dst)
+    for d in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        if not any(d.iterdir()):
+            d.rmdir()
+
+
+# -- Mermaid structure ------------------------------------------------------------
+
+import re  # noqa: E402
+
+_ID = r"[A-Za-z_][A-Za-z0-9_]*"
+_SEQ_LINES = [
+    re.compile(rf"participant {_ID}( as .+)?"),
+    re.compile(rf"actor {_ID}( as .+)?"),
+    re.compile(rf"Note (over {_ID}(,{_ID})?|(left|right) of {_ID}): .+"),
+    re.compile(r"rect (rgb|rgba)\([0-9., ]+\)"),
+    re.compile(r"end"),
+    re.compile(rf"(?P<a>{_ID})(->>|-->>|-x|--x|-\)|--\)|->|-->)(?P<b>{_ID}): .*"),
+]
+_STATE_LINES = [
+    re.compile(rf"(\[\*\]|{_ID}) --> (\[\*\]|{_ID})(: .+)?"),
+    re.compile(rf'state "[^"]+" as {_ID}'),
+    re.compile(rf"note (left|right) of {_ID}: .+"),
+]
+
+
+def check_mermaid(text: str) -> list[str]:
+    """Structural problems of a Mermaid sequence or state diagram (empty list: looks valid).
+
+    Front matter (``---`` ... ``---``) is skipped; then the header must be
+    ``sequenceDiagram`` or ``stateDiagram-v2`` and every further line one of
+    the forms this project writes.  Labels may not hold a raw ``;`` or ``#``
+    (Mermaid reads them as a statement break and an entity), ``rect`` and
+    ``end`` must balance, and arrows must name declared participants.
+    """
+    lines = text.splitlines()
+    problems: list[str] = []
+    i = 0
+    if lines and lines[0].strip() == "---":
+        try:
+            i = lines.index("---", 1) + 1
+        except ValueError:
+            return ["front matter not closed"]
+    body = [(n + 1, line.strip()) for n, line in enumerate(lines) if n >= i and line.strip()]
+    if not body:
+        return ["empty diagram"]
+    header = body[0][1]
+    if header not in ("sequenceDiagram", "stateDiagram-v2"):
+        return [f"line {body[0][0]}: expected sequenceDiagram or stateDiagram-v2, got {header!r}"]
+    forms = _SEQ_LINES if header == "sequenceDiagram" else _STATE_LINES
+    depth = 0
+    declared: set[str] = set()
+    for n, line in body[1:]:
+        match = next((m for m in (f.fullmatch(line) for f in forms) if m), None)
+        if match is None:
+            problems.append(f"line {n}: not a recognised statement: {line!r}")
+            continue
+        stripped = re.sub(r"#(\d+|[a-z]+);", "", line)
+        if ";" in stripped or "#" in stripped:
+            problems.append(f"line {n}: raw ';' or '#' in text: {line!r}")
+        if header == "sequenceDiagram":
+            if line.startswith(("participant ", "actor ")):
+                declared.add(line.split()[1])
+            elif line.startswith("rect "):
+                depth += 1
+            elif line == "end":
+                depth -= 1
+                if depth < 0:
+                    problems.append(f"line {n}: 'end' without 'rect'")
+                    depth = 0
+            elif "a" in match.groupdict():
+                for who in (match["a"], match["b"]):
+                    if who not in declared:
+                        problems.append(f"line {n}: undeclared participant {who!r}")
+            elif line.startswith("Note over "):
+                for who in line[len("Note over "):].split(":", 1)[0].split(","):
+                    if who.strip() not in declared:
+                        problems.append(f"line {n}: undeclared participant {who.strip()!r}")
+    if depth:
+        problems.append(f"{depth} 'rect' block(s) not closed")
+    return problems

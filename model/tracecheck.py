@@ -1,0 +1,664 @@
+"""``acplab trace check``: run the wire-checkable monitors over a recorded capture.
+
+Reads a capture (DESIGN.md, "Capture format") as a stream, decodes every
+``msg`` with :func:`model.wire.decode` and feeds each message, as a
+:class:`model.events.Send` event, to every ``wire = True`` monitor of
+:data:`model.monitors.ALL_MONITORS` (plus the trace-only monitors of the chosen
+spec).  At the end of the capture the monitors' ``at_rest`` checks run: a
+capture is taken to be a whole recording, so an obligation still open at the
+end (a response never reported with ``user_message``) is a violation.
+
+API
+---
+``check_capture(path, spec="rfd", out=None) -> TraceResult``;
+``TraceResult.to_json()`` is the ``--json`` object; ``TRACE_SPECS`` names the
+specs (``rfd``, ``v2-draft``, ``v1``).  Raises :class:`model.errors.InputError`
+(one line, exit 2) for an unknown spec, an unreadable or empty file, or a file
+whose first record is not a capture record.
+
+Memory
+------
+Constant in the length of the capture apart from what the rules themselves
+must remember: P5 (distinct messageIds) and U1 (each accepted message reported)
+need every messageId seen (one dict entry per prompt success / user message).
+The rest is per-connection (pending JSON-RPC requests, open tool calls, replay
+windows) plus a ring buffer of the last :data:`WINDOW` records for diagrams.
+The model's monitors keep sorted tuples (hashable, for the explorer), which
+makes each step O(n); so for the four wire monitors the checker runs streaming
+re-implementations with the same name, rules and sentences (:data:`_FAST`),
+held equal to the originals by a differential test.  Any other wire monitor
+is run unchanged (``fast=False`` runs all of them unchanged).
+
+Decisions
+---------
+* Messages the decoder rejects are violations of ``WireShape`` (rules from the
+  error text, e.g. ``P4, W1``; else ``W``). A recorder's ``raw`` (not JSON)
+  line is one too.
+* Requests with methods outside the modelled lifecycle (``initialize``,
+  ``authenticate``, ``fs/*``, v1 ``session/load``...) and their responses are
+  counted and passed over (``skipped``), not reported.
+* Bad capture lines: if the file is empty or its first non-blank line is not
+  a capture record, the file is not a capture: ``InputError`` (exit 2). A bad
+  line later in an otherwise good capture (truncated last line, seq out of
+  order, unknown dir) is a ``CaptureFormat`` violation with ``FILE:LINE`` and
+  checking goes on (exit 1).
+* Connection labels ``cN`` / ``cN.E`` (the model's, see ``render.conn_name``)
+  map to the model's ``(client, epoch)`` tuples; the first record on ``cN.E``
+  is taken as the close (``Cut``) of that client's earlier connections, as in
+  the model, where a reconnect follows a cut. Other labels get synthetic
+  tuples and sentences are rewritten back to the capture's labels.
+* ``states`` and ``transitions`` in the JSON are both the message count.
+* At most :data:`MAX_PER_PROPERTY` violations per property are listed; the
+  rest are counted in ``suppressed``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model import wire
+from model.capture import CaptureError, CaptureRecord, dump_capture, iter_capture_lenient
+from model.errors import InputError
+from model.events import A2C, C2A, Cut, Send
+from model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
+
+WINDOW = 20
+MAX_PER_PROPERTY = 10
+LABEL_CHARS = 120
+
+#: request methods the codec models; others (initialize, fs/*, session/load...) are passed over
+MODELLED_REQUESTS = frozenset({
+    "session/new", "session/prompt", "session/resume", "session/close", "session/request_permission",
+})
+
+V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class TraceViolation:
+    property: str
+    rules: tuple[str, ...]
+    description: str
+    seq: list[int]
+    line: int | None
+    explanation: str
+    trace_length: int = 0
+    files: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "property": self.property, "rules": list(self.rules), "description": self.description,
+            "seq": list(self.seq), "line": self.line, "explanation": self.explanation,
+            "trace_length": self.trace_length, "files": list(self.files),
+        }
+
+
+@dataclass
+class TraceResult:
+    spec: str
+    path: str
+    messages: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    violations: list[TraceViolation] = field(default_factory=list)
+    checked: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    not_checkable: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    suppressed: dict[str, int] = field(default_factory=dict)
+    out_dir: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        return "violated" if self.violations else "holds"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.violations else 0
+
+    def to_json(self) -> dict:
+        return {
+            "spec": self.spec, "file": self.path, "verdict": self.verdict, "complete": True,
+            "messages": self.messages, "skipped": self.skipped,
+            "states": self.messages, "transitions": self.messages,
+            "seconds": round(self.seconds, 3),
+            "violations": [v.to_json() for v in self.violations],
+            "suppressed": dict(self.suppressed),
+            "checked": [{"property": n, "rules": list(r)} for n, r in self.checked],
+            "not_checkable": [{"property": n, "rules": list(r)} for n, r in self.not_checkable],
+            "witnesses": {"found": [], "missing": []},
+            "out": self.out_dir,
+        }
+
+
+# --------------------------------------------------------------------------- runners
+# A runner wraps one property: on_send(event, rec) and at_end() return lists of
+# (sentence, [seq, ...]); on_cut(conn) closes a connection.
+
+
+class _Generic:
+    """A model monitor run unchanged (immutable bookkeeping, worlds passed as None)."""
+
+    def __init__(self, monitor: Monitor) -> None:
+        self.name, self.rules, self.description = monitor.name, monitor.rules, monitor.description
+        self.m = monitor
+        self.state = monitor.initial
+        self.sends = "send" in monitor.kinds
+        self.cuts = "cut" in monitor.kinds
+
+    def on_send(self, e, rec):
+        if not self.sends:
+            return ()
+        self.state, bad = self.m.observe(self.state, e, None, None)
+        return [(bad, [rec.seq])] if bad else ()
+
+    def on_cut(self, conn):
+        if self.cuts:
+            self.state, _ = self.m.observe(self.state, Cut(conn), None, None)
+
+    def at_end(self):
+        bad = self.m.at_rest(self.state, None)
+        return [(bad, [])] if bad else ()
+
+
+class _Fast:
+    """Base of the streaming re-implementations: same name, rules and sentences as the monitor."""
+
+    def __init__(self, monitor: Monitor) -> None:
+        self.name, self.rules, self.description = monitor.name, monitor.rules, monitor.description
+
+    def on_send(self, e, rec):
+        return ()
+
+    def on_cut(self, conn):
+        pass
+
+    def at_end(self):
+        return ()
+
+
+def _conn(c) -> str:
+    return f"c{c[0] + 1}" + (f".{c[1]}" if c[1] else "")
+
+
+def _update(e, *kinds):
+    if e.dir != A2C or e.msg.kind != "update":
+        return None
+    u = e.msg.update
+    return u if u.kind in kinds else None
+
+
+class _DistinctMessageIds(_Fast):
+    def __init__(self, monitor):
+        super().__init__(monitor)
+        self.first: dict[str, int] = {}  # messageId -> seq of the success that returned it
+
+    def on_send(self, e, rec):
+        if e.dir != A2C or e.msg.kind != "prompt_result" or e.msg.message_id is None:
+            return ()
+        mid = e.msg.message_id
+        if mid in self.first:
+            return [(f"response #{e.msg.rid} on {_conn(e.conn)} returns {mid}, already returned for another submission",
+                     [self.first[mid], rec.seq])]
+        self.first[mid] = rec.seq
+        return ()
+
+
+class _AcceptedMessageReportedLive(_Fast):
+    def __init__(self, monitor):
+        super().__init__(monitor)
+        self.awaiting: dict[tuple, int] = {}  # (conn, mid) -> seq of the success
+        self.reported: set[tuple] = set()
+
+    def on_cut(self, conn):
+        for key in [k for k in self.awaiting if k[0] == conn]:
+            del self.awaiting[key]
+
+    def on_send(self, e, rec):
+        if e.dir == A2C and e.msg.kind == "prompt_result" and e.msg.message_id is not None:
+            key = (e.conn, e.msg.message_id)
+            if key not in self.reported:
+                self.awaiting.setdefault(key, rec.seq)
+            return ()
+        u = _update(e, "user_message", "user_message_chunk")
+        if u is not None:
+            key = (e.conn, u.message_id)
+            if key not in self.reported:
+                self.awaiting.pop(key, None)
+                self.reported.add(key)
+        return ()
+
+    def at_end(self):
+        return [(f"{mid} was accepted on {_conn(conn)} but never reported there with user_message", [seq])
+                for (conn, mid), seq in sorted(self.awaiting.items(), key=lambda kv: kv[1])]
+
+
+class _ToolCallsTerminalBeforeIdle(_Fast):
+    def __init__(self, monitor):
+        super().__init__(monitor)
+        self.open: dict = {}  # conn -> {toolCallId: seq of the update that left it open}
+
+    def on_send(self, e, rec):
+        u = _update(e, "tool_call_update", "state_update")
+        if u is None:
+            return ()
+        calls = self.open.setdefault(e.conn, {})
+        if u.kind == "tool_call_update":
+            calls.pop(u.tool_call_id, None)
+            if u.status not in TERMINAL_TOOL:
+                calls[u.tool_call_id] = rec.seq
+            return ()
+        if u.state == "idle" and u.stop_reason is not None and calls:
+            first = min(calls)
+            return [(f"idle {u.stop_reason} on {_conn(e.conn)} while tool call {first} is unfinished",
+                     [calls[first], rec.seq])]
+        return ()
+
+
+class _ReplayResetsBeforeChunks(_Fast):
+    def __init__(self, monitor):
+        super().__init__(monitor)
+        self.windows: dict = {}  # conn -> (seq of the resume, set of reset messageIds)
+
+    def on_send(self, e, rec):
+        if e.dir == C2A:
+            if e.msg.kind == "resume" and e.msg.replay_from == "start":
+                self.windows[e.conn] = (rec.seq, set())
+            return ()
+        window = self.windows.get(e.conn)
+        if window is None:
+            return ()
+        if e.msg.kind in ("resume_result", "error_response"):
+            del self.windows[e.conn]
+            return ()
+        u = _update(e, "user_message", "user_message_chunk")
+        if u is None:
+            return ()
+        if u.kind == "user_message":
+            if u.content is not None:
+                window[1].add(u.message_id)
+            return ()
+        if u.message_id not in window[1]:
+            return [(f"replay on {_conn(e.conn)} streams {u.message_id} as chunks without a user_message content [] first",
+                     [window[0], rec.seq])]
+        return ()
+
+
+_FAST = {
+    "DistinctMessageIds": _DistinctMessageIds,
+    "AcceptedMessageReportedLive": _AcceptedMessageReportedLive,
+    "ToolCallsTerminalBeforeIdle": _ToolCallsTerminalBeforeIdle,
+    "ReplayResetsBeforeChunks": _ReplayResetsBeforeChunks,
+}
+
+
+# --------------------------------------------------------------------------- trace-only monitors
+
+
+class _TraceMonitor(_Fast):
+    name = ""
+    rules: tuple[str, ...] = ()
+    description = ""
+
+    def __init__(self) -> None:
+        pass
+
+
+class V1EveryPromptAnsweredOnce(_TraceMonitor):
+    """v1: each session/prompt gets exactly one response, a result with stopReason or an error."""
+
+    name = "V1EveryPromptAnsweredOnce"
+    rules = ("W14", "B6")
+    description = "v1: each session/prompt gets exactly one response (a result with stopReason, or an error)"
+    RECENT = 1024
+
+    def __init__(self) -> None:
+        self.pending: dict = {}  # (conn, rid) -> seq of the prompt
+        self.answered: dict = {}  # (conn, rid) -> seq of its response (the last RECENT)
+
+    def on_send(self, e, rec):
+        k = e.msg.kind
+        if e.dir == C2A and k == "prompt":
+            self.pending[(e.conn, e.msg.rid)] = rec.seq
+            self.answered.pop((e.conn, e.msg.rid), None)
+            return ()
+        if e.dir != A2C or k not in ("prompt_result_v1", "prompt_result", "error_response", "generic_result"):
+            return ()
+        key = (e.conn, e.msg.rid)
+        if key in self.pending:
+            if k == "prompt_result":  # only with a v2 decoder: not a v1 response
+                return ()
+            self.answered[key] = rec.seq
+            if len(self.answered) > self.RECENT:
+                del self.answered[next(iter(self.answered))]
+            return self._done(key)
+        if key in self.answered:
+            return [(f"session/prompt #{e.msg.rid} on {_conn(e.conn)} is answered a second time",
+                     [self.answered[key], rec.seq])]
+        return ()
+
+    def _done(self, key):
+        del self.pending[key]
+        return ()
+
+    def at_end(self):
+        return [(f"session/prompt #{rid} on {_conn(conn)} never got a response", [seq])
+                for (conn, rid), seq in sorted(self.pending.items(), key=lambda kv: kv[1])]
+
+
+class V1StopReasonClosedEnum(_TraceMonitor):
+    name = "V1StopReasonClosedEnum"
+    rules = ("W14",)
+    description = "v1: stopReason is one of the five v1 values (no error, no custom values)"
+
+    def on_send(self, e, rec):
+        if e.dir == A2C and e.msg.kind == "prompt_result_v1" and e.msg.stop_reason not in V1_STOP_REASONS:
+            return [(f"response #{e.msg.rid} on {_conn(e.conn)} ends the turn with stopReason "
+                     f"{e.msg.stop_reason!r}, not one of {', '.join(V1_STOP_REASONS)}", [rec.seq])]
+        return ()
+
+
+class RequestIdsUniqueWhilePending(_TraceMonitor):
+    """P19: fed by the request tracker, not by events (see ``_Checker``)."""
+
+    name = "RequestIdsUniqueWhilePending"
+    rules = ("P19",)
+    description = "a sender never reuses a JSON-RPC id while its request with that id is pending"
+
+
+# --------------------------------------------------------------------------- specs
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    name: str
+    version: str  # wire.decode version
+    description: str
+    extra: tuple[type, ...] = ()
+
+
+TRACE_SPECS: dict[str, TraceSpec] = {
+    "rfd": TraceSpec("rfd", "v2", "ACP v2 as the RFD has it: success carries messageId (P4/W1)"),
+    "v2-draft": TraceSpec("v2-draft", "v2-draft", "the v2 draft: prompt success may be {} (no messageId, D1)"),
+    "v1": TraceSpec("v1", "v1", "ACP v1: the prompt response ends the turn with stopReason (W14)",
+                    (V1EveryPromptAnsweredOnce, V1StopReasonClosedEnum)),
+}
+
+
+def get_trace_spec(name: str) -> TraceSpec:
+    try:
+        return TRACE_SPECS[name]
+    except KeyError:
+        raise InputError(f"unknown trace spec {name!r}; known: {', '.join(TRACE_SPECS)}") from None
+
+
+# --------------------------------------------------------------------------- the checker
+
+_RULE_TAG = re.compile(r"\(([A-Z]\d+(?:/[A-Z]\d+)*)\)")
+_MODEL_LABEL = re.compile(r"^c([1-9]\d*)(?:\.(\d+))?$")
+_SYNTHETIC = 1_000_000
+_SYNTH_TEXT = re.compile(r"\bc(\d{7,})\b")
+
+
+def _short(text: str, limit: int = LABEL_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _wire_rules(text: str) -> tuple[str, ...]:
+    m = _RULE_TAG.search(text)
+    return tuple(m.group(1).split("/")) if m else ("W",)
+
+
+class _Checker:
+    def __init__(self, spec: TraceSpec, fast: bool, source: str) -> None:
+        self.spec = spec
+        self.source = source
+        self.runners = []
+        for m in ALL_MONITORS:
+            if m.wire:
+                cls = _FAST.get(type(m).__name__) if fast else None
+                self.runners.append(cls(m) if cls is not None else _Generic(m))
+        self.runners += [cls() for cls in spec.extra]
+        self.p19 = RequestIdsUniqueWhilePending()
+        self.labels: dict[str, tuple[int, int]] = {}
+        self.synthetic: dict[str, str] = {}  # rendered synthetic name -> capture label
+        self.epochs: dict[int, list[tuple[int, int]]] = {}  # client -> model conns seen
+        self.pending: dict = {}  # (label, requester dir) -> {rid: method}
+        self.window: deque[CaptureRecord] = deque(maxlen=WINDOW)
+        self.found: list[tuple] = []  # (property, rules, description, sentence, seqs, line, n, window)
+        self.counts: dict[str, int] = {}
+        self.messages = 0
+        self.skipped = 0
+        self.last_seq = 0
+
+    # -- connections ------------------------------------------------------------
+
+    def conn_of(self, label: str):
+        c = self.labels.get(label)
+        if c is not None:
+            return c
+        m = _MODEL_LABEL.match(label)
+        c = (int(m.group(1)) - 1, int(m.group(2) or 0)) if m else None
+        if c is None or c in self.labels.values():
+            c = (_SYNTHETIC + len(self.synthetic), 0)
+            self.synthetic[_conn(c)] = label
+        else:
+            # cN.E supersedes the client's earlier connections (the model reconnects after a cut)
+            kept = []
+            for old in self.epochs.get(c[0], []):
+                if old[1] < c[1]:
+                    for r in self.runners:
+                        r.on_cut(old)
+                else:
+                    kept.append(old)
+            self.epochs[c[0]] = kept + [c]
+        self.labels[label] = c
+        return c
+
+    def text(self, sentence: str) -> str:
+        if self.synthetic:
+            sentence = _SYNTH_TEXT.sub(lambda m: self.synthetic.get(m.group(0), m.group(0)), sentence)
+        return _short(sentence, 400)
+
+    # -- reporting ------------------------------------------------------------
+
+    def report(self, name, rules, description, sentence, seqs, rec: CaptureRecord | None, line=None):
+        n = self.counts.get(name, 0) + 1
+        self.counts[name] = n
+        if n > MAX_PER_PROPERTY:
+            return
+        line = rec.line if rec is not None else line
+        seqs = sorted(set(s for s in seqs if s is not None))
+        if not seqs and line is None:  # a bad capture line has no seq of its own
+            seqs = [rec.seq] if rec is not None else [self.last_seq]
+        self.found.append((name, tuple(rules), description, self.text(sentence), seqs, line,
+                           self.messages, tuple(self.window)))
+
+    # -- one record ------------------------------------------------------------
+
+    def feed(self, rec: CaptureRecord) -> None:
+        self.messages += 1
+        self.last_seq = rec.seq
+        self.window.append(rec)
+        conn = self.conn_of(rec.conn)
+        msg = rec.msg
+        if msg is None:
+            self.report("WireShape", ("W",), "every message on the wire is one JSON-RPC object",
+                        f"{rec.conn} {rec.dir}: a line that is not a JSON object: {_short(rec.raw or '', 60)!r}",
+                        [rec.seq], rec)
+            return
+        method = msg.get("method")
+        response_to = None
+        if "method" in msg and "id" in msg and isinstance(method, str):
+            rid = msg["id"]
+            if isinstance(rid, (int, str)) and not isinstance(rid, bool):
+                pending = self.pending.setdefault((rec.conn, rec.dir), {})
+                if rid in pending:
+                    self.report(self.p19.name, self.p19.rules, self.p19.description,
+                                f"{rec.dir.split('->')[0]} on {rec.conn} reuses id {_short(repr(rid), 40)} "
+                                f"while its {pending[rid]} request with that id is pending", [rec.seq], rec)
+                pending[rid] = method
+            if method not in MODELLED_REQUESTS:
+                self.skipped += 1
+                return
+        elif "method" not in msg:
+            rid = msg.get("id")
+            requester = C2A if rec.dir == A2C else A2C
+            if isinstance(rid, (int, str)) and not isinstance(rid, bool):
+                pending = self.pending.get((rec.conn, requester))
+                response_to = pending.pop(rid, None) if pending else None
+                if response_to is not None and response_to not in MODELLED_REQUESTS:
+                    self.skipped += 1
+                    return
+        try:
+            value = wire.decode(msg, response_to=response_to, version=self.spec.version)
+        except wire.WireError as err:
+            text = str(err)
+            self.report("WireShape", _wire_rules(text), "every message has the shape the schema requires",
+                        f"{rec.conn} {rec.dir}: {_short(text, 300)}", [rec.seq], rec)
+            return
+        except RecursionError:
+            self.report("WireShape", ("W",), "every message has the shape the schema requires",
+                        f"{rec.conn} {rec.dir}: message nested too deeply to decode", [rec.seq], rec)
+            return
+        e = Send(conn, rec.dir, value)
+        for r in self.runners:
+            for sentence, seqs in r.on_send(e, rec):
+                self.report(r.name, r.rules, r.description, sentence, seqs or [rec.seq], rec)
+
+    def bad_line(self, err: CaptureError) -> None:
+        self.report("CaptureFormat", (), "every line of the capture is a capture record in seq order",
+                    str(err), [], None, line=err.line)
+
+    def end(self) -> None:
+        for r in self.runners:
+            for sentence, seqs in r.at_end():
+                self.report(r.name, r.rules, r.description, sentence, seqs or [self.last_seq], None)
+
+
+def check_capture(path, spec: str = "rfd", out: str | None = None, *, fast: bool = True) -> TraceResult:
+    """Check the capture at ``path`` against ``spec``; with ``out``, write a diagram and JSONL per violation."""
+    tspec = get_trace_spec(spec)
+    started = time.perf_counter()
+    name = str(path)
+    checker = _Checker(tspec, fast, name)
+    seen_record = False
+    for item in iter_capture_lenient(path):
+        if isinstance(item, CaptureError):
+            if not seen_record:
+                raise InputError(f"{item} (not a capture: the first record must be "
+                                 '{"seq", "conn", "dir", "msg"})') from None
+            checker.bad_line(item)
+            continue
+        seen_record = True
+        checker.feed(item)
+    if not seen_record:
+        raise InputError(f"{name}: empty capture: no records")
+    checker.end()
+    result = TraceResult(spec=tspec.name, path=name, messages=checker.messages, skipped=checker.skipped)
+    result.checked = [(r.name, tuple(r.rules)) for r in checker.runners] + [(checker.p19.name, checker.p19.rules)]
+    result.not_checkable = [(m.name, tuple(m.rules)) for m in ALL_MONITORS if not m.wire]
+    result.suppressed = {k: n - MAX_PER_PROPERTY for k, n in checker.counts.items() if n > MAX_PER_PROPERTY}
+    for prop, rules, desc, sentence, seqs, line, n, window in checker.found:
+        result.violations.append(TraceViolation(prop, rules, desc, seqs, line, sentence, n))
+    result.seconds = time.perf_counter() - started
+    if out is not None and checker.found:
+        _write_files(result, checker.found, out, Path(name).stem)
+    return result
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
+    from model.report import fresh_out_dir
+
+    folder = fresh_out_dir(out, f"trace-{stem}")
+    result.out_dir = str(folder)
+    for k, (v, item) in enumerate(zip(result.violations, found), 1):
+        window = item[7]
+        base = folder / f"{k:02d}-{v.property}"
+        mmd, jsonl = base.with_suffix(".mmd"), base.with_suffix(".jsonl")
+        mmd.write_text(mermaid_window(window, v, get_trace_spec(result.spec).version), encoding="utf-8")
+        dump_capture(list(window), jsonl)
+        v.files = [str(mmd), str(jsonl)]
+
+
+def _label(rec: CaptureRecord, requests: dict, version: str = "v2") -> str:
+    """A diagram label; ``requests`` maps (conn, dir, id) to the method of requests seen in the window."""
+    from model.render import describe
+
+    if rec.msg is None:
+        return "(not JSON)"
+    try:
+        method = rec.msg.get("method")
+        rid = rec.msg.get("id")
+        hashable = isinstance(rid, (int, str))
+        if isinstance(method, str) and hashable:
+            requests[(rec.conn, rec.dir, rid)] = method
+        response_to = None
+        if method is None and hashable:
+            response_to = requests.pop((rec.conn, C2A if rec.dir == A2C else A2C, rid), None)
+        if isinstance(method, str) and method not in MODELLED_REQUESTS and hashable:
+            return f"{method} #{rid}"
+        if response_to is not None and response_to not in MODELLED_REQUESTS:
+            return f"{response_to} result #{rid}"
+        text = describe(wire.decode(rec.msg, response_to=response_to, version=version))
+    except Exception:  # noqa: BLE001 - a label only; the violation itself says what is wrong
+        rid = rec.msg.get("id")
+        text = f"response #{rid}" if "method" not in rec.msg else str(rec.msg.get("method"))
+    return _short(text, 80)
+
+
+def mermaid_window(window, v: TraceViolation, version: str = "v2") -> str:
+    """A Mermaid sequenceDiagram of the records around a violation; the offending ones are marked."""
+    from model.render import _escape
+
+    lines = ["---", f"title: {_escape(v.property)} [{_escape(', '.join(v.rules))}] at seq "
+             f"{', '.join(map(str, v.seq))}", "---", "sequenceDiagram"]
+    ids: dict[str, str] = {}
+    for rec in window:
+        if rec.conn not in ids:
+            ids[rec.conn] = f"C{len(ids) + 1}"
+            lines.append(f"    participant {ids[rec.conn]} as client {_escape(_short(rec.conn, 30))}")
+    lines.append("    participant A as agent")
+    offending = set(v.seq)
+    requests: dict = {}
+    for rec in window:
+        c = ids[rec.conn]
+        mark = "✗ " if rec.seq in offending else ""
+        label = _escape(f"{mark}{rec.seq}: {_label(rec, requests, version)}")
+        lines.append(f"    {c}->>A: {label}" if rec.dir == C2A else f"    A-->>{c}: {label}")
+    span = f"{next(iter(ids.values()))},A" if ids else "A"
+    lines += ["    rect rgb(255, 220, 220)",
+              f"    Note over {span}: ✗ {_escape(v.property)}: {_escape(_short(v.explanation, 200))}",
+              "    end"]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- text output
+
+
+def print_result(result: TraceResult, as_json: bool, echo=print) -> None:
+    if as_json:
+        echo(json.dumps(result.to_json(), indent=2))
+        return
+    skipped = f", {result.skipped:,} outside the model" if result.skipped else ""
+    echo(f"{result.verdict}: {result.messages:,} messages{skipped}, {len(result.violations)} violation(s), "
+         f"{result.seconds:.2f} s (spec {result.spec})")
+    for v in result.violations:
+        rules = ", ".join(v.rules) or "-"
+        where = f"seq {', '.join(map(str, v.seq))}" + (f" (line {v.line})" if v.line else "")
+        echo(f"  violated {v.property} [{rules}] at {where}: {v.explanation}")
+        for f in v.files:
+            echo(f"    {f}")
+    for name, n in result.suppressed.items():
+        echo(f"  ... and {n:,} more violation(s) of {name} not listed")
+    names = ", ".join(f"{n} [{', '.join(r)}]" for n, r in result.not_checkable)
+    echo(f"  not checkable from the wire: {names}")

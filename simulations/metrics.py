@@ -1,0 +1,331 @@
+"""Metrics of simulated runs: what one run observes, and the aggregate over runs.
+
+Definitions (times in simulated milliseconds; a *submission* is one
+``session/prompt`` a client sent, first tries and retries alike; its token is
+``(client, epoch, rid)``, the same triple the agent stores in
+``Entry.sub``):
+
+* ``response_ms``: submit -> the success response (``messageId``) delivered to
+  the submitter on the connection it was sent on.
+* ``user_message_ms``: submit -> the first live ``user_message`` /
+  ``user_message_chunk`` of the message it inserted, delivered to the submitter
+  on that same connection (the v2 insertion receipt).
+* ``work_end_ms``: submit -> the idle ``state_update`` that ended the work the
+  message started, delivered to the submitter on that same connection (what a
+  v1 end-of-turn response would have waited for).
+* ``ambiguous_rate``: per submission, 1 if the client never learned its
+  outcome: cut while pending (status ``ambiguous``) or still pending when the
+  run ended at rest (its prompt or its response was dropped).  Submissions
+  still in progress when a run hit ``duration_s`` are left out.
+* ``duplicate_rate``: per retry, 1 if the submission it repeats had in fact
+  been inserted (ground truth: ``world.agent.history[*].sub``).
+  ``duplicates_per_prompt``: such retries per submission.
+* ``misattributed_<how>``: per submission, 1 if a client correlating by
+  ``content`` / ``order`` would have bound it to another submission's message.
+  Computed by shadow clients fed the real deliveries (the client code's
+  ``_guess`` rule: an unknown ``user_message`` binds to the first pending or
+  ambiguous submission, with equal content for ``content``); ``message_id``
+  counts the real clients' ``Bind`` events whose message is not the
+  submission's (0 unless a spec breaks P4/P9).
+* ``replay_divergent_items``: per run, at the end, the feed items of clients
+  whose view was rebuilt by replay (view ``replayed``) whose content differs
+  from the agent's history entry (e.g. blocks duplicated by a replay without
+  the ``content []`` reset).
+* ``wire_messages_per_prompt`` / ``wire_bytes_per_prompt``: per run, every
+  ``Send`` put on a live connection (not ``lost``; later drops and cuts still
+  count: the bytes were sent) divided by the run's submissions; bytes are
+  ``len(json.dumps(wire.encode(msg)))``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+from model import wire
+
+LATENCIES = ("response_ms", "user_message_ms", "work_end_ms")
+STRATEGIES = ("content", "order")
+
+#: metric -> (unit of one sample, description)
+METRICS: dict[str, tuple[str, str]] = {
+    "response_ms": ("submission", "submit -> prompt response (ms)"),
+    "user_message_ms": ("submission", "submit -> own user_message received (ms)"),
+    "work_end_ms": ("submission", "submit -> idle ending its work received (ms, v1 response)"),
+    "ambiguous_rate": ("submission", "outcome never learned (fraction)"),
+    "duplicate_rate": ("retry", "retry of an inserted submission (fraction)"),
+    "duplicates_per_prompt": ("submission", "duplicate retries per submission"),
+    "misattributed_message_id": ("submission", "wrong binding, messageId correlation (fraction)"),
+    "misattributed_content": ("submission", "wrong binding, content correlation (fraction)"),
+    "misattributed_order": ("submission", "wrong binding, arrival-order correlation (fraction)"),
+    "replay_divergent_items": ("run", "replayed feed items unlike the agent's (count)"),
+    "wire_messages_per_prompt": ("run", "messages sent per submission"),
+    "wire_bytes_per_prompt": ("run", "JSON bytes sent per submission"),
+}
+
+
+class _Shadow:
+    """A client that correlates by content or by order, fed the real client's deliveries."""
+
+    __slots__ = ("how", "subs", "seen")
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.subs: list[list] = []  # [token, content, status, mid]
+        self.seen: set = set()
+
+    def submit(self, token, content) -> None:
+        self.subs.append([token, content, "pending", None])
+
+    def response(self, token, mid) -> None:
+        for s in self.subs:
+            if s[0] == token and s[2] == "pending":
+                s[2], s[3] = "accepted", mid
+                if mid is not None:
+                    self.seen.add(mid)
+                return
+
+    def error(self, token) -> None:
+        for s in self.subs:
+            if s[0] == token and s[2] == "pending":
+                s[2] = "rejected"
+                return
+
+    def cut(self) -> None:
+        for s in self.subs:
+            if s[2] == "pending":
+                s[2] = "ambiguous"
+
+    def report(self, mid, content) -> None:
+        if mid in self.seen:
+            return
+        self.seen.add(mid)
+        for s in self.subs:
+            if s[2] not in ("pending", "ambiguous"):
+                continue
+            if self.how == "content" and s[1] != content:
+                continue
+            s[2], s[3] = "guessed", mid
+            return
+
+
+class RunMetrics:
+    """Everything one run observes, fed by the runtime after every applied step."""
+
+    def __init__(self, clients: int) -> None:
+        self.subs: dict = {}  # token -> submit time (s)
+        self.order: list = []  # tokens in submit order
+        self.content: dict = {}
+        self.retries: list = []  # (original token, retry token)
+        self.truth: dict = {}  # mid -> token that inserted it
+        self.inserted: dict = {}  # token -> mid
+        self.t_response: dict = {}
+        self.t_user: dict = {}
+        self.t_end: dict = {}
+        self.wire_messages = 0
+        self.wire_bytes = 0
+        self.real_misbinds: set = set()
+        self.replays = 0
+        self.shadows = [{how: _Shadow(how) for how in STRATEGIES} for _ in range(clients)]
+        self._sizes: dict = {}
+        # set by finish()
+        self.final = None
+        self.at_rest = False
+
+    # -- feeding --------------------------------------------------------------
+
+    def size(self, msg) -> int:
+        try:
+            return self._sizes[msg]
+        except KeyError:
+            n = len(json.dumps(wire.encode(msg)))
+            self._sizes[msg] = n
+            return n
+        except TypeError:  # unhashable: no cache
+            return len(json.dumps(wire.encode(msg)))
+
+    def observe(self, now: float, action, events) -> None:
+        if action.actor == "client" and action.name == "reconnect" and action.args[1]:
+            self.replays += 1
+        for e in events:
+            k = e.kind
+            if k == "send":
+                if e.lost:
+                    continue
+                self.wire_messages += 1
+                self.wire_bytes += self.size(e.msg)
+                if e.msg.kind == "prompt" and action.name == "submit":
+                    c = e.conn[0]
+                    token = (c, e.conn[1], e.msg.rid)
+                    self.subs[token] = now
+                    self.order.append(token)
+                    self.content[token] = tuple(e.msg.content)
+                    for sh in self.shadows[c].values():
+                        sh.submit(token, tuple(e.msg.content))
+            elif k == "insert":
+                if e.sub is not None:
+                    self.truth[e.mid] = e.sub
+                    self.inserted.setdefault(e.sub, e.mid)
+            elif k == "deliver":
+                if e.dir == "agent->client":
+                    self._delivered(now, e.conn, e.msg)
+            elif k == "cut":
+                for sh in self.shadows[e.conn[0]].values():
+                    sh.cut()
+            elif k == "bind":
+                if self.truth.get(e.mid) != e.sub:
+                    self.real_misbinds.add(e.sub)
+
+    def _delivered(self, now, conn, msg) -> None:
+        c, epoch = conn
+        kind = msg.kind
+        if kind == "prompt_result":
+            token = (c, epoch, msg.rid)
+            if token in self.subs and token not in self.t_response:
+                self.t_response[token] = now
+            for sh in self.shadows[c].values():
+                sh.response(token, msg.message_id)
+        elif kind == "error_response":
+            for sh in self.shadows[c].values():
+                sh.error((c, epoch, msg.rid))
+        elif kind == "update":
+            u = msg.update
+            if u.kind not in ("user_message", "user_message_chunk"):
+                if u.kind in ("agent_message", "agent_message_chunk"):
+                    for sh in self.shadows[c].values():
+                        sh.seen.add(u.message_id)
+                return
+            mid = u.message_id
+            token = self.truth.get(mid)
+            if token is not None and token[0] == c and token[1] == epoch and token not in self.t_user:
+                self.t_user[token] = now
+            if u.kind == "user_message_chunk":
+                content = (u.block,)
+            else:
+                content = tuple(u.content) if isinstance(u.content, tuple) else ()
+            for sh in self.shadows[c].values():
+                sh.report(mid, content)
+
+    def idle_delivered(self, now: float, conn, mids) -> None:
+        """The idle that ended the work of ``mids`` reached connection ``conn``."""
+        c, epoch = conn
+        for mid in mids:
+            token = self.truth.get(mid)
+            if token is not None and token[0] == c and token[1] == epoch and token not in self.t_end:
+                self.t_end[token] = now
+
+    def retry(self, original, again) -> None:
+        self.retries.append((original, again))
+
+    def finish(self, world, at_rest: bool) -> None:
+        self.final = world
+        self.at_rest = at_rest
+
+    # -- results --------------------------------------------------------------
+
+    def samples(self) -> dict[str, list[float]]:
+        """Per-metric samples of this run (see the module docstring for the units)."""
+        w = self.final
+        out: dict[str, list[float]] = {name: [] for name in METRICS}
+        for name, table in (("response_ms", self.t_response), ("user_message_ms", self.t_user), ("work_end_ms", self.t_end)):
+            out[name] = [(table[t] - self.subs[t]) * 1000.0 for t in self.order if t in table]
+        status = {}
+        for c, client in enumerate(w.clients):
+            for s in client.subs:
+                status[(c, s.epoch, s.rid)] = s.status
+        for t in self.order:
+            st = status.get(t, "pending")
+            if st == "ambiguous" or (st == "pending" and self.at_rest):
+                out["ambiguous_rate"].append(1.0)
+            elif st != "pending":
+                out["ambiguous_rate"].append(0.0)
+        dups = [1.0 if orig in self.inserted else 0.0 for orig, _ in self.retries]
+        out["duplicate_rate"] = dups
+        n = len(self.order)
+        if n:
+            d = sum(dups)
+            out["duplicates_per_prompt"] = [1.0] * int(d) + [0.0] * (n - int(d))
+        guessed = {how: set() for how in STRATEGIES}
+        for c, shadows in enumerate(self.shadows):
+            for how, sh in shadows.items():
+                for token, _content, st, mid in sh.subs:
+                    if st == "guessed" and self.truth.get(mid) != token:
+                        guessed[how].add(token)
+        for t in self.order:
+            out["misattributed_message_id"].append(1.0 if t in self.real_misbinds else 0.0)
+            for how in STRATEGIES:
+                out[f"misattributed_{how}"].append(1.0 if t in guessed[how] else 0.0)
+        history = {e.mid: e for e in w.agent.history}
+        divergent = 0
+        for client in w.clients:
+            if not client.up or client.view != "replayed":
+                continue
+            for item in client.feed:
+                entry = history.get(item.mid)
+                if entry is not None and entry.retained and tuple(item.content) != tuple(entry.content):
+                    divergent += 1
+        out["replay_divergent_items"] = [float(divergent)]
+        if n:
+            out["wire_messages_per_prompt"] = [self.wire_messages / n]
+            out["wire_bytes_per_prompt"] = [self.wire_bytes / n]
+        return out
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "submissions": len(self.order),
+            "retries": len(self.retries),
+            "inserted": len(self.inserted),
+            "replays": self.replays,
+            "wire_messages": self.wire_messages,
+            "wire_bytes": self.wire_bytes,
+        }
+
+
+# -- aggregation ------------------------------------------------------------
+
+
+def _r(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def summarize(values: list[float]) -> dict:
+    """Mean, 95% normal-approximation CI of the mean, n, and for n >= 1 the quantiles."""
+    n = len(values)
+    if n == 0:
+        return {"mean": None, "ci": [None, None], "n": 0}
+    mean = math.fsum(values) / n
+    if n > 1:
+        var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+        half = 1.959964 * math.sqrt(var / n)
+    else:
+        half = 0.0
+    ordered = sorted(values)
+    return {
+        "mean": _r(mean), "ci": [_r(mean - half), _r(mean + half)], "n": n,
+        "p50": _r(_quantile(ordered, 0.5)), "p95": _r(_quantile(ordered, 0.95)), "max": _r(ordered[-1]),
+    }
+
+
+def quantiles(values: list[float], steps: int = 20) -> list[float]:
+    """The 0%, 5%, ..., 100% quantiles (for CDF plots of a sweep's points)."""
+    ordered = sorted(values)
+    return [_r(_quantile(ordered, k / steps)) for k in range(steps + 1)]
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = q * (len(ordered) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def bootstrap_ci(values: list[float], rng: random.Random, rounds: int = 1000) -> list[float] | None:
+    """A percentile bootstrap 95% CI of the mean with the caller's seeded RNG (for small or skewed samples)."""
+    n = len(values)
+    if n < 2:
+        return None
+    means = sorted(math.fsum(rng.choice(values) for _ in range(n)) / n for _ in range(rounds))
+    return [_r(means[int(0.025 * rounds)]), _r(means[int(0.975 * rounds) - 1])]

@@ -1,0 +1,132 @@
+"""Simulation parameters: one frozen record, validated once, JSON-able.
+
+Units are in the field names: ``_ms`` milliseconds, ``_s`` seconds, rates
+per second.  Simulated time inside SimPy is in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+from model.errors import InputError
+
+#: prompt texts the clients draw from; a small pool makes identical prompts common
+CONTENTS = ("hi", "yes", "fix the bug", "run the tests", "continue", "thanks", "undo", "explain")
+
+ON_VIOLATION = ("stop", "count", "continue")
+
+
+@dataclass(frozen=True)
+class SimParams:
+    spec: str = "rfd"
+    clients: int = 2
+    sessions: int = 100
+    prompts: int = 3  # first submissions per client (retries come on top)
+    seed: int = 0
+    duration_s: float = 600.0  # a run ends at this simulated time at the latest
+    on_violation: str = "count"
+    # network
+    latency_ms: float = 50.0  # mean one-way latency (lognormal, sigma latency_sigma)
+    latency_sigma: float = 0.5
+    drop: float = 0.0  # probability that a message reaching the head of its channel is lost
+    disconnect_rate: float = 0.0  # connection cuts per second per connected client
+    # clients
+    think_s: float = 2.0  # mean think time before each submission (exponential)
+    contents: int = 2  # size of the prompt pool (CONTENTS[:contents])
+    cancel: float = 0.0  # probability that a submission is followed by session/cancel
+    cancel_ms: float = 300.0  # mean delay from submit to that cancel
+    replay: float = 0.5  # probability that a resume asks for replayFrom start
+    reconnect_ms: float = 500.0  # mean delay from a cut to the reconnect
+    retries: int = 1  # resubmissions of the same content after a timeout or a cut
+    retry_timeout_s: float = 30.0  # no response for this long: give up and resubmit
+    resume_timeout_s: float = 5.0  # no resume response for this long: close and reconnect
+    # agent
+    insert_ms: float = 20.0  # mean time from "can insert" to insertion
+    echo_ms: float = 5.0  # mean time from insertion to the user_message report
+    answer_ms: float = 5.0  # mean time from insertion to the prompt response
+    step_ms: float = 300.0  # mean duration of each work step (output, tool start/end, finish)
+    tools: bool = True
+    chunks: bool = True  # user messages reported as chunks (needed for the replay reset rule)
+    reject: float = 0.0  # probability that a prompt fails before insertion
+    fail: float = 0.0  # probability per work step that the runtime fails instead
+    restart_rate: float = 0.0  # agent restarts per second
+    # monitors the runtime leaves out (to measure a mutant's consequences)
+    disable_monitors: tuple[str, ...] = ()
+
+    def validate(self) -> "SimParams":
+        from model.monitors import ALL_MONITORS
+        from model.spec import get_spec
+
+        get_spec(self.spec)
+        for name in ("clients", "sessions"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.prompts < 0 or self.retries < 0:
+            raise InputError("prompts and retries must be 0 or more")
+        for name in ("drop", "cancel", "replay", "reject", "fail"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise InputError(f"{name} must be a probability in [0, 1], got {v}")
+        if self.drop >= 1.0:
+            raise InputError("drop must be below 1 (nothing would ever arrive)")
+        for name in ("latency_ms", "duration_s", "think_s", "cancel_ms", "reconnect_ms", "retry_timeout_s",
+                     "resume_timeout_s", "insert_ms", "echo_ms", "answer_ms", "step_ms"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("disconnect_rate", "restart_rate", "latency_sigma"):
+            if getattr(self, name) < 0:
+                raise InputError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if not 1 <= self.contents <= len(CONTENTS):
+            raise InputError(f"contents must be 1..{len(CONTENTS)}, got {self.contents}")
+        if self.on_violation not in ON_VIOLATION:
+            raise InputError(f"on_violation must be one of {', '.join(ON_VIOLATION)}, got {self.on_violation!r}")
+        known = {m.name for m in ALL_MONITORS}
+        for name in self.disable_monitors:
+            if name not in known:
+                raise InputError(f"unknown monitor {name!r}; known: {', '.join(sorted(known))}")
+        return self
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["disable_monitors"] = list(self.disable_monitors)
+        return d
+
+    @classmethod
+    def from_mapping(cls, data: dict, where: str = "parameters") -> "SimParams":
+        """Build from a dict (TOML/JSON config, ``--set``); unknown keys and bad types are input errors."""
+        known = {f.name: f for f in fields(cls)}
+        kwargs = {}
+        for key, value in data.items():
+            name = key.replace("-", "_")
+            if name not in known:
+                raise InputError(f"{where}: unknown parameter {key!r}; known: {', '.join(sorted(known))}")
+            kwargs[name] = _coerce(name, value, getattr(cls, name, None) if name != "disable_monitors" else (), where)
+        return cls(**kwargs).validate()
+
+    def with_(self, **changes) -> "SimParams":
+        return replace(self, **changes).validate()
+
+
+def _coerce(name: str, value, default, where: str):
+    try:
+        if name == "disable_monitors":
+            if isinstance(value, str):
+                return tuple(v for v in value.split(",") if v)
+            return tuple(str(v) for v in value)
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                if value.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if value.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(value)
+            return bool(value)
+        if isinstance(default, int):
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError(value)
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: bad value for {name}: {value!r}") from None

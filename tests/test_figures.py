@@ -1,0 +1,162 @@
+"""Figures: `acplab figures --check` against the committed folder, determinism, Mermaid structure,
+and the state diagrams derived from the explored graph."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from model import events as ev
+from model.acp import Action
+from model.figures import check_mermaid, compare, generate
+from model.seqdiagram import draw_sequence, layout
+from model.stategraph import (
+    AGENT_BOUNDS,
+    agent_state_diagram,
+    client_state_diagram,
+    idle_stop_reasons,
+    mermaid_states,
+)
+from model.wire import Update, UserMessageChunk
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURES = ROOT / "figures"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    """One regeneration shared by the tests below."""
+    folder = tmp_path_factory.mktemp("figures")
+    generate(folder)
+    return folder
+
+
+def test_committed_figures_are_current():
+    proc = subprocess.run([sys.executable, "-m", "model.cli", "figures", "--check", "--out", str(FIGURES)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "up to date" in proc.stdout
+
+
+def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    stale = tmp_path / "figures"
+    shutil.copytree(fresh, stale)
+    (stale / "states" / "agent.mmd").write_text("stateDiagram-v2\n")
+    (stale / "scenarios" / "default.svg").unlink()
+    (stale / "old.svg").write_text("<svg/>")
+    assert compare(fresh, stale) == ["missing: scenarios/default.svg", "extra: old.svg", "differs: states/agent.mmd"]
+    # the command's exit code and messages, without regenerating a second time
+    from model import figures
+
+    monkeypatch.setattr(figures, "generate", lambda folder: shutil.copytree(fresh, folder) and [])
+    assert figures.run(str(stale), check=True) == 1
+    out = capsys.readouterr().out
+    for name in ("scenarios/default.svg", "old.svg", "states/agent.mmd"):
+        assert name in out
+    assert figures.run(str(fresh), check=True) == 0
+
+
+def test_generation_is_byte_identical(fresh, tmp_path):
+    again = tmp_path / "again"
+    generate(again)
+    assert compare(fresh, again) == []
+    svgs = sorted(fresh.rglob("*.svg"))
+    assert len(svgs) >= 20
+    text = svgs[0].read_text()
+    assert "<dc:date>" not in text and "Matplotlib v" not in text
+
+
+def test_every_mermaid_file_is_well_formed(fresh):
+    files = sorted(fresh.rglob("*.mmd"))
+    assert files
+    for path in files:
+        assert check_mermaid(path.read_text()) == [], path
+
+
+def test_readme_lists_every_figure_with_its_command(fresh):
+    readme = (fresh / "README.md").read_text()
+    for path in fresh.rglob("*"):
+        if path.is_file() and path.name != "README.md":
+            assert f"]({path.relative_to(fresh).as_posix()})" in readme
+    assert "Command: `acplab figures" in readme
+
+
+def test_check_mermaid_rejects_broken_diagrams():
+    assert check_mermaid("graph TD\n  a --> b\n")
+    assert check_mermaid("sequenceDiagram\n    participant A\n    A->>B: hi\n")  # B undeclared
+    assert check_mermaid("sequenceDiagram\n    participant A\n    A->>A: x; y\n")  # raw ;
+    assert check_mermaid("sequenceDiagram\n    participant A\n    rect rgb(1, 2, 3)\n")  # unclosed
+    assert check_mermaid("sequenceDiagram\n    participant A\n    end\n")
+    assert check_mermaid("---\ntitle: t\nsequenceDiagram\n")  # front matter not closed
+    ok = "---\ntitle: t\n---\nsequenceDiagram\n    participant A as x\n    A-)A: m #35;1\n"
+    assert check_mermaid(ok) == []
+
+
+def test_agent_state_diagram_is_derived_from_the_graph():
+    q, sg = agent_state_diagram()
+    assert sg.complete
+    # the stop reasons on transitions into idle, recomputed from the explored graph's events
+    reasons = set()
+    g = sg.graph
+    for u, v, data in g.edges(data=True):
+        if g.nodes[u]["state"].agent.fg != "idle" and g.nodes[v]["state"].agent.fg == "idle":
+            reasons.update(idle_stop_reasons(data["events"]))
+    assert {"end_turn", "cancelled", "error"} <= reasons
+    assert {"idle", "running", "requires_action"} <= set(q.states)
+    assert q.initial == "idle"
+    assert reasons == q.labels_into("idle")
+    text = mermaid_states(q)
+    assert check_mermaid(text) == []
+    for reason in ("end_turn", "cancelled", "error"):
+        assert any(line.strip().endswith(reason) or f"{reason}," in line or f" {reason}" in line
+                   for line in text.splitlines() if "--> idle" in line)
+    assert AGENT_BOUNDS.cancels and AGENT_BOUNDS.failures and AGENT_BOUNDS.permission
+
+
+def test_client_view_reaches_pending_accepted_ambiguous():
+    q, sg = client_state_diagram()
+    assert sg.complete
+    statuses = {n: d["state"].clients[0].subs[0].status for n, d in sg.graph.nodes(data=True)
+                if d["state"].clients[0].subs}
+    assert {"pending", "accepted", "ambiguous"} <= set(statuses.values())
+    assert {"not submitted", "pending", "accepted", "ambiguous"} <= set(q.states)
+    assert ("pending", "ambiguous") in q.edges
+    assert check_mermaid(mermaid_states(q)) == []
+
+
+def _chunk_steps(n):
+    chunk = Update("s1", UserMessageChunk("m1", "hi"))
+    steps = []
+    for _ in range(n):
+        steps.append((Action("agent", "echo", (0,)), [ev.Send((0, 0), ev.A2C, chunk)]))
+        steps.append((Action("net", "deliver_to_client", (0,)), [ev.Deliver((0, 0), ev.A2C, chunk)]))
+    return steps
+
+
+def test_identical_chunks_collapse_and_drawing_is_deterministic(tmp_path):
+    lay = layout(_chunk_steps(3), 1)
+    arrows = [it for row in lay.rows for it in row if it.kind == "arrow"]
+    assert len(arrows) == 1 and arrows[0].count == 3
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    pa, pb = tmp_path / "a.png", tmp_path / "b.png"
+    draw_sequence(_chunk_steps(3), 1, "chunks", ("Rule", "what went wrong"), ("U7",), a, pa)
+    draw_sequence(_chunk_steps(3), 1, "chunks", ("Rule", "what went wrong"), ("U7",), b, pb)
+    assert a.read_bytes() == b.read_bytes() and pa.read_bytes() == pb.read_bytes()
+    assert "×3" in a.read_text()
+
+
+def test_delayed_and_lost_messages():
+    """A message delivered after other activity is slanted; a drop ends in a cross."""
+    chunk = Update("s1", UserMessageChunk("m1", "hi"))
+    steps = [
+        (Action("agent", "echo", (0,)), [ev.Send((0, 0), ev.A2C, chunk), ev.Send((0, 0), ev.A2C, chunk)]),
+        (Action("agent", "restart"), [ev.Restart()]),
+        (Action("net", "deliver_to_client", (0,)), [ev.Deliver((0, 0), ev.A2C, chunk)]),
+        (Action("net", "drop_to_client", (0,)), [ev.Drop((0, 0), ev.A2C, chunk)]),
+    ]
+    lay = layout(steps, 1)
+    assert [it.kind for it in lay.slanted] == ["arrow", "lost"]
+    assert all(it.y1 > it.y0 for it in lay.slanted)
