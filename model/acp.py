@@ -66,7 +66,9 @@ class AcpModel:
     check_deadlock = False
 
     def __init__(self, spec: Spec, bounds: Bounds, witnesses=(), symmetry: bool = False,
-                 monitors: tuple[Monitor, ...] = ALL_MONITORS) -> None:
+                 monitors: tuple[Monitor, ...] = ALL_MONITORS, continue_after_violation: bool = False) -> None:
+        #: keep stepping after a violation (each state records only its own step's violation)
+        self.continue_after_violation = continue_after_violation
         self.spec = spec
         self.bounds = bounds
         self.opts = bounds.options()
@@ -116,7 +118,7 @@ class AcpModel:
     # -- enabled actions ------------------------------------------------------------
 
     def actions(self, w: World) -> list[Action]:
-        if w.violation is not None:
+        if w.violation is not None and not self.continue_after_violation:
             return []
         acts: list[Action] = []
         acts += self._network_actions(w)
@@ -219,7 +221,7 @@ class AcpModel:
                 if bad is not None:
                     violation = (m.name, bad)
                     break
-        if violation is not None:
+        if violation is not None or after.violation is not None:
             after = after._replace(violation=violation)
         return after
 
@@ -292,7 +294,7 @@ class AcpModel:
         )
         if budgeted:
             w = w._replace(budget=w.budget._replace(cuts=w.budget.cuts - 1))
-        agent, out = ag.connection_lost(w.agent, c, self._epochs(w))
+        agent, out = ag.connection_lost(w.agent, c, self._epochs(w), self.spec)
         w, out = self._route(w._replace(agent=agent), out)
         return w, [ev.Cut((c, link.epoch), lost)] + out
 
@@ -303,7 +305,7 @@ class AcpModel:
         return self._route(w._replace(agent=agent), out)
 
     def _agent_reject(self, w: World, i: int):
-        agent, out = ag.reject(w.agent, i)
+        agent, out = ag.reject(w.agent, i, self.spec)
         w = w._replace(agent=agent, budget=w.budget._replace(failures=w.budget.failures - 1))
         return self._route(w, out)
 
@@ -351,7 +353,7 @@ class AcpModel:
     # clients
 
     def _client_submit(self, w: World, c: int, content: str):
-        client, out = cl.submit(w.clients[c], c, (content,))
+        client, out = cl.submit(w.clients[c], c, (content,), self.spec)
         w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(prompts=w.budget.prompts - 1))
         return self._route(w, out)
 

@@ -22,6 +22,10 @@ from model import events as ev
 from model.spec import Spec
 from model.state import SESSION, Agent, Entry, Req, Work, replace_at
 from model.wire import (
+    Notice,
+    PromptResultV1,
+    UnknownUpdate,
+    canonical_json,
     CancelRequest,
     CancelSession,
     ErrorObject,
@@ -66,8 +70,13 @@ def _send(conn, msg) -> ev.Send:
     return ev.Send(conn, ev.A2C, msg)
 
 
-def broadcast(agent: Agent, epochs: tuple[int, ...], update) -> list:
-    """A session update to every attached connection (fan-out to all clients)."""
+def broadcast(agent: Agent, epochs: tuple[int, ...], update, spec: Spec | None = None) -> list:
+    """A session update to every attached connection (fan-out to all clients).
+
+    A spec without state_update (v1) sends no state reports.
+    """
+    if spec is not None and not spec.state_updates and update.kind == "state_update":
+        return []
     msg = Update(SESSION, update)
     return [_send((c, epochs[c]), msg) for c, on in enumerate(agent.attached) if on]
 
@@ -96,19 +105,26 @@ def receive(agent: Agent, client: int, epoch: int, msg, spec: Spec, opts: Option
     if kind == "resume":
         return _resume(agent, client, epoch, msg, spec, opts, epochs)
     if kind == "permission_result":
-        return _permission_answer(agent, msg, epochs)
+        return _permission_answer(agent, msg, epochs, spec)
     return agent, []
 
 
 def _receive_prompt(agent: Agent, client, epoch, msg: Prompt, spec: Spec):
-    req = Req(client, epoch, msg.rid, msg.content)
+    req = Req(client, epoch, msg.rid, msg.content, prompt_id=msg.prompt_id)
     out = []
     if spec.respond_at == "receipt":
         # Non-conforming: answer on an ID minted in advance (X03; breaks P3).
         agent, mid = _fresh_id(agent, spec)
         req = req._replace(mid=mid, answered=True)
-        out.append(_send((client, epoch), PromptResult(msg.rid, mid if spec.response_carries_id else None)))
+        out.append(_send((client, epoch), _result(spec, msg.rid, mid)))
     return agent._replace(reqs=agent.reqs + (req,)), out
+
+
+def _result(spec: Spec, rid, mid, stop: str = "end_turn"):
+    """The success response the spec defines (P4 / the v2 draft's `{}` / v1's stopReason)."""
+    if spec.response == "stop_reason":
+        return PromptResultV1(rid, stop)
+    return PromptResult(rid, mid if spec.response == "message_id" else None)
 
 
 def _cancel_session(agent: Agent, spec: Spec, epochs):
@@ -148,31 +164,31 @@ def _cancel_request(agent: Agent, conn, rid, spec: Spec):
     return agent, []
 
 
-def _permission_answer(agent: Agent, msg: PermissionResult, epochs):
+def _permission_answer(agent: Agent, msg: PermissionResult, epochs, spec: Spec):
     """S9: an approval resumes the work (running); anything else is not approval (C16)."""
     work = agent.work
     if work is None or work.perm_rid != msg.rid:
         return agent, []  # S10: an answer for work that already ended is ignored
     approved = msg.outcome == "selected" and msg.option_id == "allow"
-    return _resume_after_permission(agent, work, approved, epochs)
+    return _resume_after_permission(agent, work, approved, epochs, spec)
 
 
-def _resume_after_permission(agent: Agent, work: Work, approved: bool, epochs):
+def _resume_after_permission(agent: Agent, work: Work, approved: bool, epochs, spec: Spec):
     tool = _tool_id(work)
     status = "in_progress" if approved else "failed"
     work = work._replace(perm_rid=None, perm_client=None, tool=status)
     agent = agent._replace(work=work, fg="running")
-    out = broadcast(agent, epochs, StateUpdate("running"))
+    out = broadcast(agent, epochs, StateUpdate("running"), spec)
     out += broadcast(agent, epochs, ToolCallUpdate(tool, status))
     return agent, out
 
 
-def connection_lost(agent: Agent, client: int, epochs) -> tuple[Agent, list]:
+def connection_lost(agent: Agent, client: int, epochs, spec: Spec) -> tuple[Agent, list]:
     """E10: the transport closed; a permission asked on it counts as not approved (C11)."""
     agent = agent._replace(attached=replace_at(agent.attached, client, False))
     work = agent.work
     if work is not None and work.perm_client == client and work.perm_rid is not None:
-        return _resume_after_permission(agent, work, False, epochs)
+        return _resume_after_permission(agent, work, False, epochs, spec)
     return agent, []
 
 
@@ -193,31 +209,37 @@ def insert(agent: Agent, i: int, spec: Spec, opts: Options, epochs) -> tuple[Age
     command = is_command(req.content)
     if req.mid is not None:
         mid = req.mid  # minted in advance by a non-conforming adapter
+    elif spec.message_ids == "jsonrpc_id":
+        mid = f"r{req.rid}"  # the request id as the message's identity (a rejected alternative)
+    elif spec.message_ids == "client_chosen" and req.prompt_id is not None:
+        mid = req.prompt_id  # the client picked the canonical ID (a rejected alternative)
     else:
         agent, mid = _fresh_id(agent, spec)
     retained = opts.retain_commands if command else opts.retain
-    entry = Entry(mid, "user", req.content, retained, "command" if command else "prompt", req.token)
+    entry = Entry(mid, "user", req.content, retained, "command" if command else "prompt", req.token, req.prompt_id)
     agent = agent._replace(history=agent.history + (entry,))
     agent = _settle(agent, i, req._replace(mid=mid, inserted=True))
     out: list = [ev.Insert(mid, req.token, entry.origin, retained)]
     if command:
         out.append(ev.Execute(mid))
-    agent, started = start_work(agent, (mid,), command, epochs)
+    agent, started = start_work(agent, (mid,), command, epochs, spec)
+    if not spec.echo:
+        agent = _settle(agent, i, agent.reqs[i]._replace(echoed=True)) if i < len(agent.reqs) else agent
     return agent, out + started
 
 
-def start_work(agent: Agent, mids, command: bool, epochs, replayed: bool = False):
+def start_work(agent: Agent, mids, command: bool, epochs, spec: Spec, replayed: bool = False):
     """S2: foreground work starts with ``running``."""
     work = Work(tuple(mids), command=command, replayed_command=replayed)
     agent = agent._replace(work=work, fg="running")
-    return agent, [ev.WorkStart(work.mids, command)] + broadcast(agent, epochs, StateUpdate("running"))
+    return agent, [ev.WorkStart(work.mids, command)] + broadcast(agent, epochs, StateUpdate("running"), spec)
 
 
-def reject(agent: Agent, i: int) -> tuple[Agent, list]:
+def reject(agent: Agent, i: int, spec: Spec) -> tuple[Agent, list]:
     """A failure before insertion: a JSON-RPC error, nothing inserted (E1)."""
     req = agent.reqs[i]
     agent = agent._replace(reqs=agent.reqs[:i] + agent.reqs[i + 1 :])
-    if req.answered:
+    if req.answered or spec.respond_at == "never":
         return agent, [ev.Reject(req.token, 0)]  # already (wrongly) answered: the input just vanishes
     return agent, [ev.Reject(req.token, INTERNAL_ERROR.code), _send((req.client, req.epoch), ErrorResponse(req.rid, INTERNAL_ERROR))]
 
@@ -225,7 +247,7 @@ def reject(agent: Agent, i: int) -> tuple[Agent, list]:
 def echo(agent: Agent, i: int, opts: Options, epochs) -> tuple[Agent, list]:
     """U1/U3: report the inserted message live, under its ID, to every attached client."""
     req = agent.reqs[i]
-    update = UserMessage(req.mid, req.content)
+    update = UserMessage(req.mid, req.content, req.prompt_id)
     if opts.chunks:
         update = [UserMessageChunk(req.mid, block) for block in req.content]
     out = []
@@ -239,7 +261,7 @@ def echo(agent: Agent, i: int, opts: Options, epochs) -> tuple[Agent, list]:
 def answer(agent: Agent, i: int, spec: Spec) -> tuple[Agent, list]:
     """P2/P4: the success response, with the inserted message's ID."""
     req = agent.reqs[i]
-    result = PromptResult(req.rid, req.mid if spec.response_carries_id else None)
+    result = _result(spec, req.rid, req.mid)
     return _settle(agent, i, req._replace(answered=True)), [_send((req.client, req.epoch), result)]
 
 
@@ -291,20 +313,20 @@ def work_step(agent: Agent, step: str, spec: Spec, opts: Options, epochs) -> tup
         agent = agent._replace(work=work._replace(tool="in_progress"))
         return agent, broadcast(agent, epochs, ToolCallUpdate(_tool_id(work), "in_progress"))
     if step == "ask_permission":
-        return _ask_permission(agent, work, epochs)
+        return _ask_permission(agent, work, epochs, spec)
     if step == "complete_tool":
         agent = agent._replace(work=work._replace(tool="completed"))
         return agent, broadcast(agent, epochs, ToolCallUpdate(_tool_id(work), "completed"))
     if step == "finish":
-        return _end(agent, "end_turn", epochs)
+        return _end(agent, "end_turn", epochs, spec)
     if step == "end_cancelled":
-        return _end(agent, "cancelled", epochs, tool_status="cancelled")
+        return _end(agent, "cancelled", epochs, spec, tool_status="cancelled")
     if step == "fail":
         return _fail(agent, spec, epochs)
     raise ValueError(f"unknown work step {step!r}")
 
 
-def _ask_permission(agent: Agent, work: Work, epochs):
+def _ask_permission(agent: Agent, work: Work, epochs, spec: Spec):
     """S8: blocked on the user -> ``requires_action`` and a permission request to the submitter."""
     submitter = _submitter(agent, work)
     if submitter is None or not agent.attached[submitter]:
@@ -316,7 +338,7 @@ def _ask_permission(agent: Agent, work: Work, epochs):
     work = work._replace(perm_rid=rid, perm_client=submitter, tool="pending")
     agent = agent._replace(work=work, fg="requires_action", next_rid=rid + 1)
     out = broadcast(agent, epochs, ToolCallUpdate(tool, "pending"))
-    out += broadcast(agent, epochs, StateUpdate("requires_action"))
+    out += broadcast(agent, epochs, StateUpdate("requires_action"), spec)
     out.append(_send((submitter, epochs[submitter]), RequestPermission(rid, SESSION, tool)))
     return agent, out
 
@@ -341,21 +363,53 @@ def _fail(agent: Agent, spec: Spec, epochs):
                 agent = _settle(agent, i, req._replace(answered=True))
                 out.append(_send((req.client, req.epoch), ErrorResponse(req.rid, AUTH_REQUIRED)))
                 break
-    agent, ended = _end(agent, "error", epochs, tool_status="failed", error=AUTH_REQUIRED,
-                        silent=spec.failure_report == "idle_silent")
+    agent, ended = _end(agent, "error", epochs, spec, tool_status="failed", error=AUTH_REQUIRED)
     return agent, out + ended
 
 
-def _end(agent: Agent, reason: str, epochs, tool_status: str | None = None, error=None, silent=False):
-    """S5/S6: terminal tool statuses first, then exactly one idle with the stop reason."""
+def _end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None = None, error=None):
+    """S5/S6: terminal tool statuses first, then exactly one idle with the stop reason.
+
+    How a failure is reported follows ``spec.failure_report`` (the RFD's
+    idle error, or one of the alternatives its FAQ rejects); a v1 agent
+    answers the prompts of the work only now (X04).
+    """
     work = agent.work
     out = []
     if tool_status is not None and work.tool in ("pending", "in_progress"):
         out += broadcast(agent, epochs, ToolCallUpdate(_tool_id(work), tool_status))
-    agent = agent._replace(work=None, fg="idle", last_stop=reason)
-    if not silent:
-        out += broadcast(agent, epochs, StateUpdate("idle", reason, error))
-    out.append(ev.WorkEnd(reason, None if silent else reason))
+    how = spec.failure_report if reason == "error" else "idle_error"
+    # What the ending report said: the stop reason, "" for an idle without one, None for no idle.
+    reported = {"idle_error": reason, "failed_state": "failed", "error_update": "", "error_notice": ""}.get(how)
+    agent = agent._replace(work=None, fg="idle", last_stop=reason if how == "idle_error" else None)
+    if how == "idle_error":
+        out += broadcast(agent, epochs, StateUpdate("idle", reason, error), spec)
+    elif how == "failed_state":
+        out += broadcast(agent, epochs, StateUpdate("failed"), spec)
+    elif how == "error_update":
+        out += broadcast(agent, epochs, UnknownUpdate("error", canonical_json({"sessionUpdate": "error", "error": {
+            "code": error.code, "message": error.message}})))
+        out += broadcast(agent, epochs, StateUpdate("idle"), spec)
+    elif how == "error_notice":
+        out += broadcast(agent, epochs, Notice("error", error.message))
+        out += broadcast(agent, epochs, StateUpdate("idle"), spec)
+    if spec.respond_at == "end_of_turn":
+        agent, answered = _answer_at_end(agent, work, reason, error)
+        out += answered
+    out.append(ev.WorkEnd(reason, reported))
+    return agent, out
+
+
+def _answer_at_end(agent: Agent, work: Work, reason: str, error):
+    """v1: the prompts of the ended work are answered now, with the stop reason or the error."""
+    out = []
+    for i in reversed(range(len(agent.reqs))):
+        req = agent.reqs[i]
+        if req.inserted and not req.answered and req.mid in work.mids:
+            msg = ErrorResponse(req.rid, error) if reason == "error" else PromptResultV1(req.rid, reason)
+            out.append(_send((req.client, req.epoch), msg))
+            out.append(ev.HeldResponse(req.token))
+            agent = _settle(agent, i, req._replace(answered=True))
     return agent, out
 
 
@@ -372,15 +426,22 @@ def _resume(agent: Agent, client, epoch, msg: Resume, spec: Spec, opts: Options,
     rerun = []
     if msg.replay_from == "start":
         agent, out, rerun = _replay(agent, conn, spec, opts)
-    if spec.state_sync_on_resume:
-        out.append(_send(conn, Update(SESSION, StateUpdate(agent.fg))))
+    if spec.state_sync_on_resume and spec.state_updates:
+        out.append(_send(conn, Update(SESSION, _snapshot(agent, spec))))
     out.append(_send(conn, ResumeResult(msg.rid)))
     if rerun and agent.work is None:
         # Non-conforming: a replayed command runs again (breaks R9).
         out.append(ev.Execute(rerun[0]))
-        agent, started = start_work(agent, (rerun[0],), True, epochs, replayed=True)
+        agent, started = start_work(agent, (rerun[0],), True, epochs, spec, replayed=True)
         out += started
     return agent, out
+
+
+def _snapshot(agent: Agent, spec: Spec) -> StateUpdate:
+    """S13/E13: the current state; an idle carries how the last work ended, with its error."""
+    if agent.fg != "idle" or not spec.snapshot_outcome or agent.last_stop is None:
+        return StateUpdate(agent.fg)
+    return StateUpdate("idle", agent.last_stop, AUTH_REQUIRED if agent.last_stop == "error" else None)
 
 
 def _replay(agent: Agent, conn, spec: Spec, opts: Options):
@@ -402,7 +463,7 @@ def _replay(agent: Agent, conn, spec: Spec, opts: Options):
                 out.append(_send(conn, Update(SESSION, UserMessage(mid, ()))))
             out += [_send(conn, Update(SESSION, UserMessageChunk(mid, b))) for b in entry.content]
         else:
-            out.append(_send(conn, Update(SESSION, UserMessage(mid, entry.content))))
+            out.append(_send(conn, Update(SESSION, UserMessage(mid, entry.content, entry.token))))
         if entry.origin == "command" and spec.replay_reexecutes_commands:
             rerun.append(entry.mid)
         if not spec.echo_after_replay:

@@ -113,11 +113,12 @@ def trace_check(file, spec, as_json, out):
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def specs(as_json):
     """List the spec variants and mutants, one line each."""
-    from model.spec import FINDINGS, MUTANTS, SPECS
+    from model.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
 
     rows = []
     for name, spec in SPECS.items():
-        kind = "mutant" if name in MUTANTS else "finding" if name in FINDINGS else "spec"
+        kind = "mutant" if name in MUTANTS else "finding" if name in FINDINGS else \
+            "variant" if name in VARIANTS else "spec"
         rows.append({"name": name, "kind": kind, "description": spec.description, "rules": list(_spec_rules(name))})
     _list_out(rows, as_json)
 
@@ -237,6 +238,46 @@ def sweep(config, executor, out, workers, plots, quiet):
     cfg = load_config(config)
     folder = out if out is not None else "acplab-out/sweep-" + __import__("pathlib").Path(config).stem
     sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet))
+
+
+@cli.command()
+@click.option("--spec", "specs", multiple=True, help="Variants to include (default: rfd and every variant).")
+@click.option("--json", "as_json", is_flag=True, help="Print the matrix as one JSON object.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for matrix.json, matrix.md and the counterexamples (default: a fresh acplab-out/matrix).")
+@click.option("--jobs", type=int, default=None, callback=_positive, help="Worker processes (default: one per core).")
+@click.option("--max-seconds", type=float, default=None, help="Limit per run (cells become incomplete).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+def matrix(specs, as_json, out, jobs, max_seconds, quiet):
+    """Check every variant against every property: holds / violated / incomplete / n/a.
+
+    Exit 1 if the rfd row has a violated cell, 3 if a cell is incomplete, else 0.
+    """
+    import json as _json
+
+    from model import matrix as mx
+    from model.report import fresh_out_dir, print_json
+    from model.spec import get_spec
+
+    for name in specs:
+        get_spec(name)
+    folder = fresh_out_dir(out, "matrix")
+    progress = None
+    if not quiet and not as_json and sys.stderr.isatty():
+        def progress(done, total):
+            click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
+    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, progress)
+    (folder / "matrix.json").write_text(_json.dumps(result, indent=2) + "\n")
+    (folder / "matrix.md").write_text(mx.markdown(result, str(folder)))
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(mx.table_text(result))
+        click.echo(f"\n{result['states']:,} states in {result['seconds']:.1f} s; wrote {folder}/matrix.md")
+    cells = result["cells"]
+    if "rfd" in cells and "violated" in cells["rfd"].values():
+        sys.exit(1)
+    sys.exit(3 if any("incomplete" in row.values() for row in cells.values()) else 0)
 
 
 def main(argv: list[str] | None = None) -> None:

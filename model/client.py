@@ -24,13 +24,26 @@ def _send(client_index: int, client: Client, msg) -> ev.Send:
 # -- actions ------------------------------------------------------------
 
 
-def submit(client: Client, index: int, content: tuple[str, ...]) -> tuple[Client, list]:
+def submit(client: Client, index: int, content: tuple[str, ...], spec: Spec) -> tuple[Client, list]:
     """Send a prompt and show it optimistically (provisional until the agent reports it)."""
     rid = client.next_rid
     sub = Sub(rid, client.epoch, content)
     item = Item(None, "user", content, sub=len(client.subs), provisional=True)
     client = client._replace(next_rid=rid + 1, subs=client.subs + (sub,), feed=client.feed + (item,))
-    return client, [_send(index, client, Prompt(rid, SESSION, content))]
+    return client, [_send(index, client, Prompt(rid, SESSION, content, _prompt_id(spec, rid)))]
+
+
+def _prompt_id(spec: Spec, rid: int) -> str | None:
+    """A rejected alternative's client-side identifier: a correlation token or a chosen ID.
+
+    Each client numbers its own, as it numbers JSON-RPC ids: nothing makes
+    them unique across clients (the uniqueness requirement the RFD names).
+    """
+    if spec.client_correlation == "token":
+        return f"p{rid}"
+    if spec.message_ids == "client_chosen":
+        return f"k{rid}"
+    return None
 
 
 def cancel_session(client: Client, index: int) -> tuple[Client, list]:
@@ -72,6 +85,8 @@ def receive(client: Client, index: int, msg, spec: Spec) -> tuple[Client, list]:
         return _apply_update(client, index, msg.update, spec)
     if kind == "prompt_result":
         return _prompt_result(client, index, msg)
+    if kind == "prompt_result_v1":
+        return _v1_result(client, msg), []
     if kind == "error_response":
         return _error_response(client, msg), []
     if kind == "resume_result":
@@ -127,6 +142,15 @@ def _prompt_result(client: Client, index: int, msg) -> tuple[Client, list]:
     return _bind_feed(client, i, mid), [ev.Bind(index, (index, sub.epoch, sub.rid), mid, "response")]
 
 
+def _v1_result(client: Client, msg) -> Client:
+    """v1: the response ends the turn; the local copy is the message (there is no ID)."""
+    i = _find_sub(client, msg.rid)
+    if i is None or client.subs[i].status != "pending":
+        return client
+    subs = replace_at(client.subs, i, client.subs[i]._replace(status="done"))
+    return client._replace(subs=subs, last_stop=msg.stop_reason)
+
+
 def _bind_feed(client: Client, sub_index: int, mid: str) -> Client:
     """Give the optimistic copy its ID, or drop it if the message is already shown."""
     feed = client.feed
@@ -156,17 +180,32 @@ def _error_response(client: Client, msg) -> Client:
 def _apply_update(client: Client, index: int, update, spec: Spec) -> tuple[Client, list]:
     kind = update.kind
     if kind == "state_update":
-        return client._replace(fg=update.state), []
+        return _apply_state(client, update), []
     if kind in ("user_message", "agent_message"):
         role = "user" if kind == "user_message" else "agent"
-        return _upsert(client, index, update.message_id, role, update.content, None, spec)
+        token = update.prompt_id if kind == "user_message" else None
+        return _upsert(client, index, update.message_id, role, update.content, None, spec, token)
     if kind in ("user_message_chunk", "agent_message_chunk"):
         role = "user" if kind == "user_message_chunk" else "agent"
         return _upsert(client, index, update.message_id, role, None, update.block, spec)
-    return client, []
+    if kind == "unknown_update" and update.session_update == "error":
+        return client._replace(last_stop="error"), []  # the separate-error-update alternative
+    return client, []  # notices are advisory and may be ignored (N1)
 
 
-def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec) -> tuple[Client, list]:
+KNOWN_STATES = ("idle", "running", "requires_action")
+
+
+def _apply_state(client: Client, update) -> Client:
+    """S15: an unknown state is shown as busy, never as idle; an ending idle tells how work ended."""
+    if update.state not in KNOWN_STATES:
+        return client._replace(fg="busy")
+    if update.state == "idle" and update.stop_reason is not None:
+        return client._replace(fg="idle", last_stop=update.stop_reason)
+    return client._replace(fg=update.state)
+
+
+def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, token=None) -> tuple[Client, list]:
     """U4-U7: patch or append content keyed by messageId, in arrival order.
 
     ``content`` None leaves content alone (U6); NULL or () clears it; a tuple
@@ -176,10 +215,11 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec) -
     feed = client.feed
     out: list = []
     at = _find_item(feed, mid)
-    if at is None and role == "user" and spec.client_correlation != "message_id":
-        client, out = _guess(client, index, mid, content if content is not None else (block,), spec)
-        feed = client.feed
-        at = _find_item(feed, mid)
+    if role == "user" and spec.client_correlation != "message_id" and not any(s.mid == mid for s in client.subs):
+        if at is None or spec.client_correlation in ("token", "jsonrpc_id"):
+            client, out = _guess(client, index, mid, content if content is not None else (block,), spec, token)
+            feed = client.feed
+            at = _find_item(feed, mid)
     if at is None:
         item = Item(mid, role, ())
         feed = feed + (item,)
@@ -195,12 +235,21 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec) -
     return client._replace(feed=replace_at(feed, at, item)), out
 
 
-def _guess(client: Client, index: int, mid, content, spec: Spec) -> tuple[Client, list]:
-    """Non-conforming: bind an unknown message to a pending submission by content or by order (P9)."""
+def _guess(client: Client, index: int, mid, content, spec: Spec, token=None) -> tuple[Client, list]:
+    """Bind an unknown message to a pending submission without the response.
+
+    By content or by order it is a guess (breaks P9); by a client token or by
+    the request id it is the mechanism of a rejected alternative.
+    """
+    how = spec.client_correlation
     for i, sub in enumerate(client.subs):
         if sub.status != "pending" and sub.status != "ambiguous":
             continue
-        if spec.client_correlation == "content" and sub.content != tuple(content):
+        if how == "content" and sub.content != tuple(content):
+            continue
+        if how == "token" and (token is None or token != f"p{sub.rid}"):
+            continue
+        if how == "jsonrpc_id" and mid != f"r{sub.rid}":
             continue
         subs = replace_at(client.subs, i, sub._replace(status="accepted", mid=mid))
         client = _bind_feed(client._replace(subs=subs), i, mid)

@@ -91,6 +91,13 @@ class Fail(NamedTuple):
     kind: str = "fail"
 
 
+class HeldResponse(NamedTuple):
+    """The agent sent a prompt's response only because the work it started ended (v1, X04)."""
+
+    sub: tuple[int, int, int]
+    kind: str = "held_response"
+
+
 class CancelSeen(NamedTuple):
     """The agent processed ``session/cancel``; ``active`` if foreground work was running."""
 

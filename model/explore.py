@@ -40,9 +40,10 @@ What each expectation covers
     (an ``eventually`` property is never reported as holding when a limit
     was hit).
 
-States are stored as 64-bit fingerprints, not as values: two distinct states
-with equal fingerprints would be merged.  With Python's hash the chance is
-about n**2 / 2**65 for n states.
+States are stored as 60-bit fingerprints (the model's 64-bit hash masked to
+60 bits, which keeps each one a 32-byte int), not as values: two distinct
+states with equal fingerprints would be merged.  The chance is about
+n**2 / 2**61 for n states (about 4e-8 for a million states).
 """
 
 from __future__ import annotations
@@ -173,24 +174,65 @@ def _replay(model: TransitionSystem, ordinals: Sequence[int], loop_start=None) -
     return Path(initial, tuple(steps), tuple(ordinals), loop_start)
 
 
+#: Fingerprints are kept to 60 bits: a non-negative int below 2**60 is a
+#: two-digit CPython int (32 bytes), one of 61..64 bits takes 36.
+_FP_MASK = (1 << 60) - 1
+
+
 class _Store:
-    """Fingerprints of seen states with parent links (index and action ordinal)."""
+    """Fingerprints of seen states with parent links (index and action ordinal).
 
-    __slots__ = ("index", "parent", "ordinal")
+    A state is identified by its index in discovery order; ``parent[idx]`` is
+    the index of the state it was discovered from (-1 for an initial state) and
+    ``ordinal[idx]`` the position of the discovering action in ``successors()``
+    (of the initial state in ``init_states()``).
 
-    def __init__(self) -> None:
-        self.index: dict[int, int] = {}
+    Fingerprints are masked to 60 bits (:data:`_FP_MASK`).  By default they
+    are kept in a ``set``: dedup is all the breadth-first search needs, and a
+    set of small ints costs about 60 bytes a state against about 100 for a
+    ``dict`` fingerprint -> index.  With ``track_index`` (``eventually``
+    properties: their post-pass needs the index of an already seen successor)
+    ``index`` is that dict and ``seen`` is the same object.
+    """
+
+    __slots__ = ("seen", "index", "parent", "ordinal")
+
+    def __init__(self, track_index: bool = False) -> None:
+        self.index: dict[int, int] | None = {} if track_index else None
+        self.seen: set[int] | dict[int, int] = self.index if track_index else set()
         self.parent = array("q")
-        self.ordinal = array("l")
+        self.ordinal = array("i")
+
+    @staticmethod
+    def key(fp: int) -> int:
+        """The stored form of a fingerprint."""
+        return fp & _FP_MASK
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def __contains__(self, fp: int) -> bool:
+        return fp & _FP_MASK in self.seen
+
+    def find(self, fp: int) -> int | None:
+        """The index of a seen fingerprint, or None (needs ``track_index``)."""
+        if self.index is None:
+            raise TypeError("this store keeps no index: build it with track_index=True")
+        return self.index.get(fp & _FP_MASK)
 
     def add(self, fp: int, parent: int, ordinal: int) -> int:
+        """Record a new state; returns its index.  ``fp`` may be unmasked."""
         idx = len(self.parent)
-        self.index[fp] = idx
+        if self.index is None:
+            self.seen.add(fp & _FP_MASK)
+        else:
+            self.index[fp & _FP_MASK] = idx
         self.parent.append(parent)
         self.ordinal.append(ordinal)
         return idx
 
     def ordinals_to(self, idx: int) -> list[int]:
+        """The ordinals from an initial state to ``idx``: what :func:`_replay` takes."""
         chain = []
         while idx >= 0:
             chain.append(self.ordinal[idx])
@@ -198,17 +240,34 @@ class _Store:
         chain.reverse()
         return chain
 
+    def nbytes(self) -> int:
+        """Bytes held by the store: containers, the int objects they own, the arrays.
+
+        Ints that CPython caches (-5..256) are shared, not owned, and not counted.
+        """
+        from sys import getsizeof
+
+        total = getsizeof(self.seen) + getsizeof(self.parent) + getsizeof(self.ordinal)
+        total += sum(map(getsizeof, self.seen))
+        if self.index is not None:
+            total += sum(getsizeof(v) for v in self.index.values() if v > 256)
+        return total
+
 
 def explore(
     model: TransitionSystem,
     limits: Limits = Limits(),
     progress: Callable[[Stats], None] | None = None,
     stop_on_violation: bool = False,
+    expand_violating: bool = False,
 ) -> Result:
     """Explore every reachable state breadth-first and check the model's properties.
 
     Returns a :class:`Result`; its verdict is ``holds`` only when the whole
     reachable state space was explored and nothing was violated.
+    ``expand_violating`` keeps exploring beyond violating states, so every
+    property gets its own shortest counterexample even when another property
+    is violated on the way (each property is still reported once).
 
     Examples
     --------
@@ -227,7 +286,6 @@ def explore(
     eventual = [p for p in props if p.expectation == "eventually"]
     successors = model.successors
 
-    store = _Store()
     stats = Stats()
     result = Result(complete=False, stats=stats)
     result.witnesses = {p.name: None for p in active_sometimes}
@@ -244,19 +302,23 @@ def explore(
             for p in bad:
                 active_always.remove(p)
                 violated.append((p, idx))
-            return False
+            if not expand_violating:
+                return False
         if active_sometimes:
             for p in [p for p in active_sometimes if p.condition(state)]:
                 active_sometimes.remove(p)
                 witnessed.append((p, idx))
         return True
 
+    store = _Store(track_index=graph is not None)
+    seen, index, add = store.seen, store.index, store.add
+    parent_of = store.parent
     frontier = []
     for ordinal, state in enumerate(model.init_states()):
-        fp = fingerprint(state)
-        if fp in store.index:
+        fp = fingerprint(state) & _FP_MASK
+        if fp in seen:
             continue
-        idx = store.add(fp, -1, ordinal)
+        idx = add(fp, -1, ordinal)
         if graph is not None:
             graph.inits.append(idx)
         if discover(state, idx):
@@ -275,13 +337,12 @@ def explore(
             count = 0
             for ordinal, (_action, nxt) in enumerate(successors(state)):
                 count += 1
-                fp = fingerprint(nxt)
-                known = store.index.get(fp)
-                if known is not None:
+                fp = fingerprint(nxt) & _FP_MASK
+                if fp in seen:
                     if graph is not None:
-                        graph.edge(idx, known, ordinal)
+                        graph.edge(idx, index[fp], ordinal)
                     continue
-                new = store.add(fp, idx, ordinal)
+                new = add(fp, idx, ordinal)
                 expand = discover(nxt, new)
                 if graph is not None:
                     graph.edge(idx, new, ordinal)
@@ -296,7 +357,7 @@ def explore(
                     check_deadlock = False
             if n & 1023 == 0:
                 now = time.perf_counter()
-                stats.states = len(store.parent)
+                stats.states = len(parent_of)
                 if limits.max_states is not None and stats.states >= limits.max_states:
                     limit = f"max states {limits.max_states}"
                     break
@@ -312,7 +373,7 @@ def explore(
             frontier = next_frontier
             if frontier:
                 depth += 1
-    stats.states = len(store.parent)
+    stats.states = len(parent_of)
     stats.depth = depth
     stats.queue = 0
     complete = limit is None and not frontier

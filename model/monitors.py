@@ -147,7 +147,7 @@ class AcceptedMessageReportedLive(Monitor):
         return m, None
 
     def rename_clients(self, m, new_index):
-        return tuple(tuple((_rename_conn(c, new_index), mid) for c, mid in part) for part in m)
+        return tuple(tuple(sorted((_rename_conn(c, new_index), mid) for c, mid in part)) for part in m)
 
     def at_rest(self, m, world):
         if m[0]:
@@ -208,6 +208,10 @@ class WorkEndsWithOneIdle(Monitor):
             return True, None
         if e.reported is None:
             return False, f"work ended ({e.reason}) without an idle state_update"
+        if e.reported == "":
+            return False, f"work ended ({e.reason}) with an idle that names no stop reason"
+        if e.reported != e.reason:
+            return False, f"work ended ({e.reason}) but the agent reported {e.reported!r} instead of idle"
         return False, None
 
     def at_rest(self, m, world):
@@ -266,7 +270,7 @@ class ToolCallsTerminalBeforeIdle(Monitor):
     initial = ()  # open (conn, toolCallId)
 
     def rename_clients(self, m, new_index):
-        return tuple((_rename_conn(c, new_index), t) for c, t in m)
+        return tuple(sorted((_rename_conn(c, new_index), t) for c, t in m))
 
     def observe(self, m, e, before, after):
         update = _sent_update(e, "tool_call_update", "state_update")
@@ -351,7 +355,7 @@ class ClientNeverGuesses(Monitor):
     kinds = frozenset({"bind"})
 
     def observe(self, m, e, before, after):
-        if e.how == "response":
+        if e.how not in ("content", "order"):
             return m, None
         truth = None
         for entry in after.agent.history:
@@ -359,6 +363,84 @@ class ClientNeverGuesses(Monitor):
                 truth = entry.sub
         whose = "its own, by luck" if truth == e.sub else "not its own"
         return m, f"client c{e.client + 1} bound its prompt #{e.sub[2]} to {e.mid} by {e.how} ({whose})"
+
+
+class BindingsMatchTruth(Monitor):
+    name = "BindingsMatchTruth"
+    rules = ("P9", "P5", "U2")
+    description = "a client links its submission only to the message that submission inserted"
+    kinds = frozenset({"bind"})
+
+    def observe(self, m, e, before, after):
+        owners = [entry.sub for entry in after.agent.history if entry.mid == e.mid]
+        if owners and e.sub not in owners:
+            owner = owners[0]
+            whose = f"c{owner[0] + 1}'s prompt #{owner[2]}" if owner else "an imported message"
+            return m, f"client c{e.client + 1} linked its prompt #{e.sub[2]} to {e.mid}, which is {whose}"
+        return m, None
+
+
+class EveryPromptAnswered(Monitor):
+    name = "EveryPromptAnswered"
+    rules = ("P2", "E1", "P14")
+    description = "every session/prompt that reached the agent is answered: success or a JSON-RPC error"
+    wire = True
+    kinds = frozenset({"send", "drop", "cut"})
+    initial = ()  # (conn, rid) of prompts awaiting their response
+
+    def rename_clients(self, m, new_index):
+        return tuple(sorted((_rename_conn(c, new_index), rid) for c, rid in m))
+
+    def observe(self, m, e, before, after):
+        if e.kind == "cut":
+            return tuple(k for k in m if k[0] != e.conn), None
+        if e.kind == "drop":
+            if e.dir == C2A and e.msg.kind == "prompt":
+                return tuple(k for k in m if k != (e.conn, e.msg.rid)), None
+            return m, None
+        if e.dir == C2A:
+            if e.msg.kind == "prompt" and not e.lost:
+                return tuple(sorted(m + ((e.conn, e.msg.rid),))), None
+            return m, None
+        if e.msg.kind in ("prompt_result", "prompt_result_v1", "error_response", "generic_result"):
+            return tuple(k for k in m if k != (e.conn, e.msg.rid)), None
+        return m, None
+
+    def at_rest(self, m, world):
+        if m:
+            conn, rid = m[0]
+            return f"prompt #{rid} on {_conn(conn)} reached the agent and was never answered"
+        return None
+
+
+class ResponseNotHeldForWorkEnd(Monitor):
+    name = "ResponseNotHeldForWorkEnd"
+    rules = ("P2", "S1")
+    description = "the prompt response does not wait for the end of the work (insertion is the acknowledgement)"
+    kinds = frozenset({"held_response"})
+
+    def observe(self, m, e, before, after):
+        return m, f"the response to prompt #{e.sub[2]} on {_conn(e.sub[:2])} was held until its work ended"
+
+
+class OutcomeVisible(Monitor):
+    name = "OutcomeVisible"
+    rules = ("E3", "E13", "N2", "S15")
+    description = "at rest a client that lost nothing knows how the last foreground work ended"
+    kinds = frozenset({"work_end", "restart"})
+    initial = None  # how the last work ended; RESTARTED after a restart (E10: nothing to tell)
+    RESTARTED = "<restart>"
+
+    def observe(self, m, e, before, after):
+        return (self.RESTARTED if e.kind == "restart" else e.reason), None
+
+    def at_rest(self, m, world):
+        if m == self.RESTARTED:
+            return None
+        for c, client in enumerate(world.clients):
+            if client.up and client.view in ("live", "replayed", "resumed") and client.last_stop != m:
+                return f"the last work ended {m!r} but client c{c + 1} believes {client.last_stop!r}"
+        return None
 
 
 class OneMessagePerSubmission(Monitor):
@@ -423,7 +505,11 @@ ALL_MONITORS: tuple[Monitor, ...] = (
     ReplayResetsBeforeChunks(),
     CommandsNeverReexecuted(),
     ClientNeverGuesses(),
+    BindingsMatchTruth(),
+    EveryPromptAnswered(),
+    ResponseNotHeldForWorkEnd(),
     OneMessagePerSubmission(),
     ViewMatchesHistory(),
     StateViewMatches(),
+    OutcomeVisible(),
 )

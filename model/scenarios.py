@@ -115,6 +115,12 @@ SCENARIOS: dict[str, Scenario] = {
             ("error-after-insertion", "no-idle-after-failure"), ("X02",),
         ),
         Scenario(
+            "failure-outcome",
+            "work fails after insertion; a client that reconnects learns it from the resume snapshot",
+            ("E3", "E13", "S13", "S14"), Bounds(clients=1, prompts=1, failures=1, disconnects=1),
+            ("resumed_after_failure", "error_idle_seen"), (), ("X02",),
+        ),
+        Scenario(
             "cancellation",
             "cancel before and after insertion, by session/cancel and by $/cancel_request (checklist 13)",
             ("C1", "C4", "C7", "C9", "E1"), Bounds(clients=1, prompts=2, cancels=1, cancel_requests=1),

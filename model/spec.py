@@ -23,15 +23,27 @@ class Spec(NamedTuple):
     #: when the prompt response is sent: "insertion" (P2/P3), "receipt" (before
     #: insertion, on an ID minted in advance), "end_of_turn" (v1)
     respond_at: str = "insertion"
-    #: the success result carries the messageId (P4); False is the v2 draft's `{}` (D1)
-    response_carries_id: bool = True
+    #: the success result: "message_id" (P4), "empty" (the v2 draft's `{}`, D1),
+    #: "stop_reason" (v1: `{stopReason}` at the end of the turn)
+    response: str = "message_id"
+    #: the agent reports foreground state with state_update (v2); v1 has none
+    state_updates: bool = True
+    #: the agent reports each inserted user message live (U1); v1 adapters often did not
+    echo: bool = True
+    #: who names user messages: "agent" (P13, U11), "jsonrpc_id" (the request id is the
+    #: identity), "client_chosen" (the client's promptId becomes the messageId)
+    message_ids: str = "agent"
+    #: the resume snapshot carries the last stop reason and its error (E13, S14)
+    snapshot_outcome: bool = True
     #: a later insertion reuses an ID already returned (breaks P5)
     reuse_ids: bool = False
     #: how a failure after insertion is reported to a still-pending prompt:
     #: "success" (E2: the response succeeds) or "error_response" (breaks E1/E2)
     failure_before_response: str = "success"
     #: how a failure that ends foreground work is reported: "idle_error" (E3),
-    #: "idle_silent" (no idle at all: breaks S2)
+    #: "idle_silent" (no idle at all: breaks S2), "failed_state" (a new `failed` state),
+    #: "error_update" (an error update, then a plain idle), "error_notice" (an
+    #: error-severity notice, then a plain idle), "error_response" (v1: the prompt's error)
     failure_report: str = "idle_error"
     #: `$/cancel_request` on an inserted prompt: "success" (C1) or "error" (-32800, breaks C1)
     cancel_request_after_insertion: str = "success"
@@ -46,8 +58,12 @@ class Spec(NamedTuple):
     state_sync_on_resume: bool = True
     #: `session/cancel` also answers prompts held but not yet inserted with -32800 (C4, schema)
     cancel_withdraws_held: bool = True
-    #: how clients link a submission to a message: "message_id" (P9), "content", "order"
+    #: how clients link a submission to a message: "message_id" (P9), "content", "order",
+    #: "token" (a client-generated promptId echoed in updates), "jsonrpc_id" (the update's
+    #: messageId is the request id)
     client_correlation: str = "message_id"
+    #: properties a variant does not speak to: ((monitor name, reason), ...)
+    not_applicable: tuple = ()
     #: the live report of a message is still streamed to a connection that already
     #: received it by replay (found by the explorer: chunks then duplicate content)
     echo_after_replay: bool = False
@@ -106,7 +122,74 @@ FINDINGS: dict[str, Spec] = {
     ),
 }
 
-SPECS: dict[str, Spec] = {"rfd": RFD, **MUTANTS, **FINDINGS}
+_V1_ONLY = "v1 has no state_update: a turn ends with the prompt response"
+_BY_DESIGN = (
+    ("FailureEndsWithErrorIdle", "the alternative replaces the idle error by design; see OutcomeVisible"),
+    ("WorkEndsWithOneIdle", "the alternative ends failed work without an idle stop reason by design"),
+)
+
+#: The published versions and the alternatives the RFD's FAQ rejects, each as the RFD describes it.
+VARIANTS: dict[str, Spec] = {
+    "v1": RFD._replace(
+        name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",
+        respond_at="end_of_turn", response="stop_reason", state_updates=False, echo=False,
+        failure_report="error_response", snapshot_outcome=False,
+        not_applicable=(
+            ("WorkEndsWithOneIdle", _V1_ONLY), ("FailureEndsWithErrorIdle", _V1_ONLY),
+            ("StateViewMatches", _V1_ONLY), ("ToolCallsTerminalBeforeIdle", _V1_ONLY),
+            ("AcceptedMessageReportedLive", "v1 does not require a live echo of the prompt"),
+            ("ViewMatchesHistory", "v1 user messages carry no ID to compare views by"),
+            ("OneMessagePerSubmission", "v1 clients keep their local copy as the message"),
+        ),
+    ),
+    "v2-draft": RFD._replace(
+        name="v2-draft", response="empty",
+        description="the v2 draft (2026-08-22): the response at acceptance is an empty result {}",
+    ),
+    "client-correlation-token": RFD._replace(
+        name="client-correlation-token", response="empty", client_correlation="token",
+        description="a client-generated promptId on the request, echoed with the user message, instead of a returned ID",
+    ),
+    "ack-before-insertion": RFD._replace(
+        name="ack-before-insertion", respond_at="receipt",
+        description="the response acknowledges receipt (an ID reserved in advance), not insertion",
+    ),
+    "reuse-jsonrpc-id": RFD._replace(
+        name="reuse-jsonrpc-id", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
+        description="the JSON-RPC request id is the message identity",
+    ),
+    "client-chosen-id": RFD._replace(
+        name="client-chosen-id", message_ids="client_chosen",
+        description="the client picks the canonical messageId and sends it with the prompt",
+    ),
+    "prompt-as-notification": RFD._replace(
+        name="prompt-as-notification", respond_at="never", client_correlation="content",
+        description="the prompt is a fire-and-forget notification: no response, no error",
+    ),
+    "failed-state": RFD._replace(
+        name="failed-state", not_applicable=_BY_DESIGN, failure_report="failed_state",
+        description="a failure after insertion is a new `failed` state instead of idle with stopReason error",
+    ),
+    "separate-error-update": RFD._replace(
+        name="separate-error-update", not_applicable=_BY_DESIGN, failure_report="error_update",
+        description="a failure after insertion is an error update followed by a plain idle",
+    ),
+    "error-notice": RFD._replace(
+        name="error-notice", not_applicable=_BY_DESIGN, failure_report="error_notice",
+        description="a failure after insertion is an error-severity notice followed by a plain idle",
+    ),
+    "error-sibling-field": RFD._replace(
+        name="error-sibling-field",
+        description="error beside a plain-string stopReason, tied to it by a prose rule (same wire format)",
+    ),
+    "new-error-type": RFD._replace(
+        name="new-error-type",
+        description="a new error shape for failures after insertion instead of the JSON-RPC error object",
+        not_applicable=(("*", "its cost is in the v1<->v2 bridges (B1-B3), which this model does not build yet"),),
+    ),
+}
+
+SPECS: dict[str, Spec] = {"rfd": RFD, **VARIANTS, **MUTANTS, **FINDINGS}
 
 
 def get_spec(name: str) -> Spec:

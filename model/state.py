@@ -29,6 +29,7 @@ class Entry(NamedTuple):
     retained: bool
     origin: str
     sub: tuple[int, int, int] | None = None
+    token: str | None = None  # a client's promptId (only in the correlation-token variant)
 
 
 class Req(NamedTuple):
@@ -43,6 +44,7 @@ class Req(NamedTuple):
     rid: int
     content: tuple[str, ...]
     mid: str | None = None  # set at insertion (or minted in advance by a non-conforming adapter)
+    prompt_id: str | None = None  # a client's promptId (variants only)
     inserted: bool = False
     answered: bool = False
     echoed: bool = False
@@ -120,6 +122,7 @@ class Client(NamedTuple):
     resume_rid: int | None = None
     replay: bool = False  # the outstanding resume asked for replay
     cut: bool = False  # was disconnected at least once
+    last_stop: str | None = None  # how the client believes the last work ended
 
 
 class Link(NamedTuple):

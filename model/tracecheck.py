@@ -522,6 +522,11 @@ class _Checker:
             text = str(err)
             self.report("WireShape", _wire_rules(text), "every message has the shape the schema requires",
                         f"{rec.conn} {rec.dir}: {_short(text, 300)}", [rec.seq], rec)
+            if response_to is not None and "id" in msg:
+                # A malformed response still answers its request: judged once, as WireShape.
+                value = wire.GenericResult(msg["id"], wire.canonical_json(msg.get("result")))
+                for r in self.runners:
+                    r.on_send(Send(conn, rec.dir, value), rec)
             return
         except RecursionError:
             self.report("WireShape", ("W",), "every message has the shape the schema requires",

@@ -119,10 +119,15 @@ class NewSession(NamedTuple):
 
 
 class Prompt(NamedTuple):
-    """``session/prompt`` (W2): no promptId/messageId on the request (P13)."""
+    """``session/prompt`` (W2): no promptId/messageId on the request (P13).
+
+    ``prompt_id`` exists only for the RFD's rejected alternatives (a client
+    correlation token or a client-chosen ID); it travels in ``_meta.promptId``.
+    """
     rid: RequestId
     session_id: str
     content: "tuple[str, ...]"
+    prompt_id: Optional[str] = None
     kind: str = "prompt"
 
 
@@ -238,9 +243,11 @@ class GenericNotification(NamedTuple):
 # --------------------------------------------------------------------------
 class UserMessage(NamedTuple):
     """Upsert keyed by messageId (U4/U5/W3): content None = unchanged,
-    NULL or () = clear, tuple = replace."""
+    NULL or () = clear, tuple = replace.  ``prompt_id`` (variants only) is
+    echoed in ``_meta.promptId``."""
     message_id: str
     content: Content = None
+    prompt_id: Optional[str] = None
     kind: str = "user_message"
 
 
@@ -408,7 +415,16 @@ def _enc_whole(u: Any) -> dict:
     out = {"sessionUpdate": _tag(u), "messageId": u.message_id}
     if u.content is not None:
         out["content"] = _enc_null(u.content, lambda c: [_enc_block(b) for b in c])
+    if getattr(u, "prompt_id", None) is not None:
+        out["_meta"] = {"promptId": u.prompt_id}
     return out
+
+
+def _prompt_id(d: dict) -> Optional[str]:
+    """A variant's correlation token from ``_meta.promptId`` (None if absent or malformed)."""
+    meta = d.get("_meta")
+    value = meta.get("promptId") if isinstance(meta, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def _enc_chunk(u: Any) -> dict:
@@ -494,7 +510,8 @@ def _enc_generic_note(m: GenericNotification) -> dict:
 _ENCODERS: "dict[type, Callable[[Any], dict]]" = {
     NewSession: lambda m: _req(m.rid, "session/new", {"cwd": m.cwd, "mcpServers": []}),
     Prompt: lambda m: _req(m.rid, "session/prompt", {
-        "sessionId": m.session_id, "prompt": [_enc_block(b) for b in m.content]}),
+        "sessionId": m.session_id, "prompt": [_enc_block(b) for b in m.content],
+        **({"_meta": {"promptId": m.prompt_id}} if m.prompt_id is not None else {})}),
     Resume: _enc_resume,
     Close: lambda m: _req(m.rid, "session/close", {"sessionId": m.session_id}),
     CancelSession: lambda m: _note("session/cancel", {"sessionId": m.session_id}),
@@ -657,6 +674,8 @@ def _dec_update(u: Any, where: str) -> SessionUpdate:
     u = _obj(u, where + " update")
     su = _str(u, "sessionUpdate", where)
     where = f"{where} {su}"
+    if su == "user_message":
+        return UserMessage(_str(u, "messageId", where, "U4"), _dec_content(u), _prompt_id(u))
     if su in _WHOLE:
         return _WHOLE[su](_str(u, "messageId", where, "U4"), _dec_content(u))
     if su in _CHUNK:
@@ -683,7 +702,7 @@ def _dec_prompt(rid: RequestId, p: dict, where: str) -> Prompt:
     content = tuple(map(_dec_block, blocks))
     if None in content:
         raise WireError(f"{where}: prompt contains a malformed content block (W2)")
-    return Prompt(rid, _str(p, "sessionId", where), content)
+    return Prompt(rid, _str(p, "sessionId", where), content, _prompt_id(p))
 
 
 def _dec_resume(rid: RequestId, p: dict, where: str) -> Resume:

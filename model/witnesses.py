@@ -159,6 +159,11 @@ def error_idle_seen(w: World) -> bool:
     return w.agent.last_stop == "error" and any(sub.status == "accepted" for _, _, sub in _subs_of(w))
 
 
+def resumed_after_failure(w: World) -> bool:
+    """A client that reconnected after the work failed knows it failed (E13: the snapshot carries it)."""
+    return any(c.view in ("resumed", "replayed") and c.last_stop == "error" for c in w.clients)
+
+
 def rejected_before_insertion(w: World) -> bool:
     """A prompt was rejected with a JSON-RPC error and nothing was inserted (E1)."""
     return any(sub.status == "rejected" for _, _, sub in _subs_of(w))
@@ -221,6 +226,7 @@ WITNESSES = {
         _w(failed_before_response, "E2"),
         _w(error_idle_seen, "E3"),
         _w(rejected_before_insertion, "E1"),
+        _w(resumed_after_failure, "E13"),
         _w(cancelled_before_insertion, "C1", "C4"),
         _w(cancel_request_after_insertion, "C1"),
         _w(work_cancelled, "C7"),

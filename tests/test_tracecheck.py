@@ -149,7 +149,9 @@ def test_v1_monitors_catch_a_bad_stop_reason_and_a_missing_answer(tmp_path):
     (tmp_path / "bad.jsonl").write_text("\n".join(bad) + "\n")
     (tmp_path / "open.jsonl").write_text("\n".join(lines[:-1]) + "\n")
     assert _props(check_capture(tmp_path / "bad.jsonl", "v1")) == {"V1StopReasonClosedEnum"}
-    [v] = check_capture(tmp_path / "open.jsonl", "v1").violations
+    found = {v.property: v for v in check_capture(tmp_path / "open.jsonl", "v1").violations}
+    assert set(found) == {"V1EveryPromptAnsweredOnce", "EveryPromptAnswered"}  # the v1 and the general rule
+    v = found["V1EveryPromptAnsweredOnce"]
     assert (v.property, v.rules, v.seq) == ("V1EveryPromptAnsweredOnce", ("W14", "B6"), [5])
 
 
