@@ -272,7 +272,13 @@ def draw_heatmap(matrix: dict, path_svg: Path) -> None:
 
     from model.seqdiagram import save_deterministic, setup_rcparams
 
-    setup_rcparams()
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # independent of whatever the process drew before
+        setup_rcparams()
+        _draw_heatmap(plt, matrix, path_svg, save_deterministic)
+
+
+def _draw_heatmap(plt, matrix: dict, path_svg: Path, save_deterministic) -> None:
     props, names = matrix["properties"], matrix["specs"]
     fig, ax = plt.subplots(figsize=(2.2 + 0.55 * len(props), 1.6 + 0.38 * len(names)))
     for r, name in enumerate(names):

@@ -169,11 +169,15 @@ def write_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
     """Figure hook for ``acplab figures``: the plots of a small fixed-seed sweep (SVG only)."""
     from simulations.sweep import check_config, points, run_point
 
+    import matplotlib
+
     cfg = check_config(json.loads(json.dumps(FIGURE_SWEEP)))
     rows = [run_point(key, params.to_json()) for key, params in points(cfg)]
     out = folder / "simulation"
     out.mkdir(parents=True, exist_ok=True)
-    files = plot_sweep(rows, out)
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # independent of whatever the process drew before
+        files = plot_sweep(rows, out)
     figures = []
     for svg in sorted(f for f in files if f.endswith(".svg")):
         Path(svg[:-4] + ".png").unlink(missing_ok=True)
