@@ -53,7 +53,7 @@ class Action(NamedTuple):
     args: tuple = ()
 
 
-def _quiescent(w: World) -> bool:
+def quiescent(w: World) -> bool:
     """Nothing in flight, no work, no prompt pending at the agent: the world is at rest."""
     if w.agent.work is not None or w.agent.reqs:
         return False
@@ -215,7 +215,7 @@ class AcpModel:
                     violation = (m.name, bad)
         if mon is not None:
             after = after._replace(mon=tuple(mon))
-        if violation is None and _quiescent(after):
+        if violation is None and quiescent(after):
             for k, m in self._resting:
                 bad = m.at_rest(after.mon[k], after)
                 if bad is not None:

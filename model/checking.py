@@ -23,6 +23,22 @@ def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out,
     return exit_code(verdict_of(result))
 
 
+def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
+    """Check a v1<->v2 bridge model (B1-B8); ``--spec rfd`` is the conforming bridge, else a mutant."""
+    from model.bridges import BRIDGE_MODELS, MUTANTS
+    from model.errors import InputError
+
+    if mutant != "rfd" and mutant not in MUTANTS[name]:
+        raise InputError(f"unknown bridge mutant {mutant!r}; known: rfd, {', '.join(MUTANTS[name])}")
+    model = BRIDGE_MODELS[name](mutant=None if mutant == "rfd" else mutant)
+    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
+    files = write_counterexamples(model, result, out, f"bridge-{name}-{mutant}") if result.violations else {}
+    summary = result_json(result, model=f"bridge-{name}", spec=mutant)
+    summary.update(violations_json(result, files), witnesses=witnesses_json(result))
+    emit(summary, as_json)
+    return exit_code(verdict_of(result))
+
+
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides."""
     from model.acp import AcpModel

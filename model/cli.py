@@ -33,7 +33,9 @@ def _non_negative(ctx, param, value):
 
 
 @cli.command()
-@click.option("--model", "model_name", type=click.Choice(["acp", "twophase"]), default="acp", show_default=True)
+@click.option("--model", "model_name", type=click.Choice(["acp", "twophase", "bridge-v1-agent", "bridge-v2-agent"]),
+              default="acp", show_default=True,
+              help="acp; twophase (the engine's validation model); the v1<->v2 bridges (--spec names a mutant).")
 @click.option("--spec", default="rfd", show_default=True, help="Variant of the ACP model (see `acplab specs`).")
 @click.option("--scenario", default=None, help="Named scenario (see `acplab scenarios`).")
 @click.option("--clients", type=int, default=None, callback=_positive, help="Clients sharing the session.")
@@ -57,7 +59,9 @@ def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms,
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
-    if model_name == "twophase":
+    if model_name.startswith("bridge-"):
+        code = checking.check_bridge(model_name[len("bridge-"):], spec, max_states, max_seconds, as_json, out, quiet)
+    elif model_name == "twophase":
         code = checking.check_twophase(rms, broken, bool(symmetry), max_states, max_seconds, as_json, out, quiet)
     else:
         code = checking.check_acp(

@@ -14,11 +14,14 @@ def state_changes(before, after) -> list[str]:
     fields = getattr(after, "_fields", None)
     if fields is None or type(before) is not type(after):
         return [f"state: {after!r}"]
-    return [
-        f"{name}: {old!r} -> {new!r}"
-        for name, old, new in zip(fields, before, after)
-        if old != new
-    ]
+    return [_change(name, old, new) for name, old, new in zip(fields, before, after) if old != new]
+
+
+def _change(name: str, old, new) -> str:
+    """``name: old -> new``, or only what was appended when a tuple grew at its end."""
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(new) > len(old) and new[: len(old)] == old:
+        return f"{name}: + {', '.join(repr(x) for x in new[len(old):])}"
+    return f"{name}: {old!r} -> {new!r}"
 
 
 def text_trace(model, path: Path, title: str) -> str:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import simpy
 
 from model import agent as ag
-from model.acp import AcpModel, Action, Bounds
+from model.acp import AcpModel, Action, Bounds, quiescent
 from model.events import C2A
 from model.monitors import ALL_MONITORS
 from model.spec import get_spec
@@ -170,12 +170,8 @@ class Session:
 
     @staticmethod
     def _at_rest(w) -> bool:
-        a = w.agent
-        if a.work is not None or a.reqs:
-            return False
-        if any(link.to_agent or link.to_client for link in w.links):
-            return False
-        return all(c.up and c.resume_rid is None for c in w.clients)
+        """The model's rest (nothing in flight, no work, no prompt pending) with every client settled."""
+        return quiescent(w) and all(c.up and c.resume_rid is None for c in w.clients)
 
     # -- network ------------------------------------------------------------
 

@@ -76,3 +76,18 @@ def test_ci_runs_the_readme_test_command():
     assert len(commands) >= 2
     test_command = next(c for c in commands if "pytest" in c)
     assert test_command in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("model, spec, code", [
+    ("bridge-v1-agent", "rfd", 0), ("bridge-v2-agent", "rfd", 0),
+    ("bridge-v1-agent", "error_response_after_insertion", 1), ("bridge-v2-agent", "drop_error_object", 1),
+])
+def test_bridge_models_are_checkable_from_the_command_line(model, spec, code, tmp_path):
+    rc, out, err = run("check", "--model", model, "--spec", spec, "--json", "--out", str(tmp_path / "o"))
+    assert rc == code, err
+    assert json.loads(out)["verdict"] == ("holds" if code == 0 else "violated")
+
+
+def test_unknown_bridge_mutant_is_one_line_exit_2():
+    code, _, err = run("check", "--model", "bridge-v1-agent", "--spec", "nope")
+    assert code == 2 and err.count("\n") == 1 and "known: rfd" in err
