@@ -244,6 +244,8 @@ class AcpModel:
             if e.dir == ev.A2C:
                 links[c] = link._replace(to_client=link.to_client + (e.msg,))
             else:
+                # The wire is observed on the agent's side of a proxy, if there is one.
+                e = e._replace(msg=_through_proxy(e.msg, self.spec.proxy_id_offset))
                 links[c] = link._replace(to_agent=link.to_agent + (e.msg,))
             routed.append(e)
         return w._replace(links=tuple(links)), routed
@@ -262,6 +264,7 @@ class AcpModel:
         link = w.links[c]
         msg, rest = link.to_client[0], link.to_client[1:]
         w = w._replace(links=replace_at(w.links, c, link._replace(to_client=rest)))
+        msg = _through_proxy(msg, -self.spec.proxy_id_offset)
         client, out = cl.receive(w.clients[c], c, msg, self.spec)
         w, out = self._route(w._replace(clients=replace_at(w.clients, c, client)), out)
         return w, [ev.Deliver((c, link.epoch), ev.A2C, msg)] + out
@@ -374,6 +377,17 @@ class AcpModel:
         client, out = cl.reconnect(w.clients[c], c, replay)
         links = replace_at(w.links, c, Link(epoch=client.epoch))
         return self._route(w._replace(clients=replace_at(w.clients, c, client), links=links), out)
+
+
+_CLIENT_ID_KINDS = frozenset({"prompt", "resume", "cancel_request", "prompt_result", "prompt_result_v1",
+                              "error_response", "resume_result"})
+
+
+def _through_proxy(msg, offset: int):
+    """P19: a proxy may rewrite the ids of the client's requests (and map its responses back)."""
+    if offset and msg.kind in _CLIENT_ID_KINDS:
+        return msg._replace(rid=msg.rid + offset)
+    return msg
 
 
 def _not_violated(name: str):

@@ -65,6 +65,8 @@ CLAIMS = {
                             "insertion or rejection.",
     "reuse-jsonrpc-id": "JSON-RPC ids are reused across connections and rewritten by proxies, so they cannot be "
                         "message identities.",
+    "reuse-jsonrpc-id-proxy": "proxies may rewrite JSON-RPC ids, so an id the client chose means nothing to "
+                              "the agent.",
     "client-chosen-id": "client-chosen IDs bring several sources of IDs and shared collision-avoidance rules.",
     "prompt-as-notification": "a fire-and-forget prompt has no channel for errors and no way to tell where it "
                               "was accepted.",

@@ -62,6 +62,8 @@ class Spec(NamedTuple):
     #: "token" (a client-generated promptId echoed in updates), "jsonrpc_id" (the update's
     #: messageId is the request id)
     client_correlation: str = "message_id"
+    #: a proxy between clients and agent adds this to every client request id (0: no proxy)
+    proxy_id_offset: int = 0
     #: properties a variant does not speak to: ((monitor name, reason), ...)
     not_applicable: tuple = ()
     #: the live report of a message is still streamed to a connection that already
@@ -158,6 +160,11 @@ VARIANTS: dict[str, Spec] = {
         name="reuse-jsonrpc-id", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
         description="the JSON-RPC request id is the message identity",
     ),
+    "reuse-jsonrpc-id-proxy": RFD._replace(
+        name="reuse-jsonrpc-id-proxy", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
+        proxy_id_offset=100,
+        description="the JSON-RPC request id is the message identity, behind a proxy that rewrites ids",
+    ),
     "client-chosen-id": RFD._replace(
         name="client-chosen-id", message_ids="client_chosen",
         description="the client picks the canonical messageId and sends it with the prompt",
@@ -185,7 +192,9 @@ VARIANTS: dict[str, Spec] = {
     "new-error-type": RFD._replace(
         name="new-error-type",
         description="a new error shape for failures after insertion instead of the JSON-RPC error object",
-        not_applicable=(("*", "its cost is in the v1<->v2 bridges (B1-B3), which this model does not build yet"),),
+        not_applicable=(("*", "its cost is in the v1<->v2 bridges (B1-B3), modelled separately: "
+                              "`acplab check --model bridge-v2-agent --spec drop_error_object` shows what a bridge "
+                              "loses when it cannot carry the error object over"),),
     ),
 }
 
