@@ -67,6 +67,31 @@ def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, ma
     return exit_code(verdict_of(result))
 
 
+#: Actions a run carried on to rest leaves out: faults and new user decisions.
+_NOT_TO_REST = frozenset({"submit", "cancel", "cancel_request", "cut", "drop_to_agent", "drop_to_client",
+                          "restart", "import", "reject", "fail", "reconnect"})
+
+
+def complete_path(model, path, limit: int = 200):
+    """Carry a path on, without faults or new user actions, until nothing is left to do.
+
+    Each step takes the first such enabled action, so the result is deterministic.
+    """
+    from model.explore import Path
+
+    steps, ordinals = list(path.steps), list(path.ordinals)
+    state = path.last_state
+    for _ in range(limit):
+        choice = next(((i, a, s) for i, (a, s) in enumerate(model.successors(state)) if a.name not in _NOT_TO_REST),
+                      None)
+        if choice is None:
+            break
+        i, action, state = choice
+        steps.append((action, state))
+        ordinals.append(i)
+    return Path(path.initial, tuple(steps), tuple(ordinals))
+
+
 def path_events(model, path):
     """Replay a path through ``model.step`` to recover each step's events."""
     steps = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.acp import AcpModel
-from model.checking import path_events
+from model.checking import complete_path, path_events
 from model.explore import Limits, explore
 from model.render import mermaid
 from model.scenarios import SCENARIOS
@@ -98,13 +98,15 @@ def scenario_figures(folder: Path) -> list[Figure]:
         if path is None:
             out.append(Figure((), f"**{sc.name}**: witness `{wname}` was not reached; no figure.", section="Scenarios"))
             continue
-        steps = path_events(model, path)
-        title = f"scenario {sc.name}: {wname} reached in {len(path)} steps (spec rfd) [{', '.join(sc.rules)}]"
+        steps = path_events(model, complete_path(model, path))
+        title = (f"scenario {sc.name}: {wname} reached in {len(path)} steps, then on to rest "
+                 f"(spec rfd) [{', '.join(sc.rules)}]")
         base = folder / "scenarios" / sc.name
         base.with_suffix(".mmd").write_text(mermaid(steps, sc.bounds.clients, title))
         draw_sequence(steps, sc.bounds.clients, title, path_svg=base.with_suffix(".svg"))
         caption = (f"**{sc.name}**: {sc.description}; the shortest run (spec rfd) to the witness "
-                   f"`{wname}`: {_sentence(witness[3])}")
+                   f"`{wname}`: {_sentence(witness[3])} The run then goes on, without faults or new "
+                   f"prompts, until nothing is left in flight.")
         out.append(Figure((f"scenarios/{sc.name}.svg", f"scenarios/{sc.name}.mmd"), caption, COMMAND, "Scenarios",
                           f"acplab check --scenario {sc.name}"))
     return out

@@ -10,7 +10,7 @@ import pytest
 from model import tracecheck
 from model.acp import AcpModel
 from model.capture import dump_capture
-from model.checking import acp_model, path_events
+from model.checking import acp_model, complete_path, path_events
 from model.errors import InputError
 from model.explore import Limits, Path as ExplorePath, explore
 from model.monitors import ALL_MONITORS
@@ -62,7 +62,7 @@ def test_mutant_counterexample_is_flagged_when_wire_checkable(name, tmp_path):
         *head, (action, last) = violation.path.steps
         cut_short = ExplorePath(violation.path.initial, (*head, (action, last._replace(violation=None))),
                                 violation.path.ordinals)
-        capture = _capture(model, _complete(model, cut_short), tmp_path / f"{name}-completed.jsonl")
+        capture = _capture(model, complete_path(model, cut_short), tmp_path / f"{name}-completed.jsonl")
         result = check_capture(capture)
     if monitor.wire:
         hits = [v for v in result.violations if v.property == monitor.name]
@@ -73,22 +73,6 @@ def test_mutant_counterexample_is_flagged_when_wire_checkable(name, tmp_path):
         assert result.to_json()["complete"] is True
 
 
-def _complete(model, path: ExplorePath, limit: int = 200) -> ExplorePath:
-    """Extend a witness path without faults or new user actions until nothing is left to do."""
-    banned = {"submit", "cancel", "cancel_request", "cut", "drop_to_agent", "drop_to_client", "restart",
-              "import", "reject", "fail", "reconnect"}
-    steps, ordinals = list(path.steps), list(path.ordinals)
-    state = path.last_state
-    for _ in range(limit):
-        choice = next(((i, a, s) for i, (a, s) in enumerate(model.successors(state)) if a.name not in banned), None)
-        if choice is None:
-            break
-        i, action, state = choice
-        steps.append((action, state))
-        ordinals.append(i)
-    return ExplorePath(path.initial, tuple(steps), tuple(ordinals))
-
-
 @pytest.mark.parametrize("scenario", ["report-order", "identical-prompts", "replay-identity", "streamed-replay",
                                       "failure-after-insertion", "tool-failure", "local-command",
                                       "retained-command", "resume-while-running", "permission-cancel"])
@@ -97,7 +81,7 @@ def test_rfd_witness_paths_hold(scenario, tmp_path):
     result = explore(model, Limits(max_seconds=10))
     assert result.witnesses and all(p is not None for p in result.witnesses.values())
     for name, path in result.witnesses.items():
-        capture = _capture(model, _complete(model, path), tmp_path / f"{name}.jsonl")
+        capture = _capture(model, complete_path(model, path), tmp_path / f"{name}.jsonl")
         checked = check_capture(capture)
         assert checked.verdict == "holds", (scenario, name, [v.explanation for v in checked.violations])
         assert check_capture(capture, fast=False).verdict == "holds"
