@@ -19,8 +19,7 @@ from model import events as ev
 from model.explore import Property, always, sometimes
 from model.monitors import ALL_MONITORS, Monitor
 from model.spec import Spec
-from model.state import Agent, Budget, Client, Entry, Link, World, replace_at
-from model.wire import UserMessage
+from model.state import Agent, Budget, Client, Link, World, replace_at
 
 
 class Bounds(NamedTuple):
@@ -321,11 +320,7 @@ class AcpModel:
         return self._route(w._replace(agent=agent), out)
 
     def _agent_import(self, w: World):
-        """U14: a message imported from elsewhere, with an agent ID and no prompt response."""
-        agent, mid = ag._fresh_id(w.agent, self.spec)
-        agent = agent._replace(history=agent.history + (Entry(mid, "user", ("imported",), True, "imported"),))
-        out = [ev.Insert(mid, None, "imported", True)]
-        out += ag.broadcast(agent, self._epochs(w), UserMessage(mid, ("imported",)))
+        agent, out = ag.import_message(w.agent, self.spec, self._epochs(w))
         return self._route(w._replace(agent=agent), out)
 
     def _agent_restart(self, w: World):

@@ -228,6 +228,14 @@ def insert(agent: Agent, i: int, spec: Spec, opts: Options, epochs) -> tuple[Age
     return agent, out + started
 
 
+def import_message(agent: Agent, spec: Spec, epochs) -> tuple[Agent, list]:
+    """U14: a message imported from elsewhere: an agent ID, reported live, and no prompt response."""
+    agent, mid = _fresh_id(agent, spec)
+    agent = agent._replace(history=agent.history + (Entry(mid, "user", ("imported",), True, "imported"),))
+    out = [ev.Insert(mid, None, "imported", True)]
+    return agent, out + broadcast(agent, epochs, UserMessage(mid, ("imported",)))
+
+
 def start_work(agent: Agent, mids, command: bool, epochs, spec: Spec, replayed: bool = False):
     """S2: foreground work starts with ``running``."""
     work = Work(tuple(mids), command=command, replayed_command=replayed)

@@ -137,18 +137,15 @@ def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | N
     for c in range(clients):
         lines.append(f"    participant C{c + 1} as client c{c + 1}")
     lines.append("    participant A as agent (adapter + runtime)")
-    in_flight: dict = {}
     for _action, events in steps:
         for e in events:
-            _track_in_flight(in_flight, e)
             line = _mermaid_event(e)
             if line:
                 lines.append("    " + line)
-    for (conn, direction), queue in in_flight.items():
+    for (conn, direction), msg in in_flight(steps):
         c = f"C{conn[0] + 1}"
-        for msg in queue:
-            label = _escape(describe(msg)) + " (in flight)"
-            lines.append(f"    {c}-)A: {label}" if direction == C2A else f"    A-){c}: {label}")
+        label = _escape(describe(msg)) + " (in flight)"
+        lines.append(f"    {c}-)A: {label}" if direction == C2A else f"    A-){c}: {label}")
     if violation is not None:
         name, sentence = violation
         span = "C1,A" if clients else "A"
@@ -158,17 +155,41 @@ def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | N
     return "\n".join(lines) + "\n"
 
 
-def _track_in_flight(in_flight: dict, e) -> None:
-    """Sent but not yet delivered, dropped or cut: drawn at the end as open arrows."""
-    if e.kind == "send" and not e.lost:
-        in_flight.setdefault((e.conn, e.dir), []).append(e.msg)
-    elif e.kind in ("deliver", "drop"):
-        queue = in_flight.get((e.conn, e.dir))
-        if queue:
-            queue.pop(0)
-    elif e.kind == "cut":
-        for key in [k for k in in_flight if k[0] == e.conn]:
-            del in_flight[key]
+def send_endings(steps) -> dict[tuple[int, int], tuple[int, str]]:
+    """Pair each send on a live connection, keyed ``(step, event index)``, with what ends it.
+
+    The value is the step and the kind ("deliver", "drop" or "cut") that took
+    the message off its channel; channels are FIFO, so the n-th delivery on a
+    channel ends its n-th send.  Sends still in flight at the end are absent.
+    """
+    queues: dict = {}
+    done: dict = {}
+    for n, (_action, events) in enumerate(steps):
+        for i, e in enumerate(events):
+            if e.kind == "send" and not e.lost:
+                queues.setdefault((e.conn, e.dir), []).append((n, i))
+            elif e.kind in ("deliver", "drop"):
+                queue = queues.get((e.conn, e.dir))
+                if queue:
+                    done[queue.pop(0)] = (n, e.kind)
+            elif e.kind == "cut":
+                for key in [k for k in queues if k[0] == e.conn]:
+                    for sent in queues.pop(key):
+                        done[sent] = (n, "cut")
+    return done
+
+
+def in_flight(steps) -> list[tuple[tuple, object]]:
+    """``((conn, dir), message)`` of the sends nothing ended, channel by channel in order of first use."""
+    endings = send_endings(steps)
+    pending: dict = {}
+    for n, (_action, events) in enumerate(steps):
+        for i, e in enumerate(events):
+            if e.kind == "send" and not e.lost:
+                queue = pending.setdefault((e.conn, e.dir), [])
+                if (n, i) not in endings:
+                    queue.append(e.msg)
+    return [(channel, msg) for channel, queue in pending.items() for msg in queue]
 
 
 def _mermaid_event(e) -> str | None:

@@ -31,7 +31,7 @@ from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from model.events import A2C, C2A  # noqa: E402
-from model.render import conn_name, describe, describe_event  # noqa: E402
+from model.render import conn_name, describe, describe_event, send_endings  # noqa: E402
 
 FONT = "DejaVu Sans"
 NOTE_KINDS = ("insert", "reject", "fail", "work_end", "execute", "restart", "replayed")
@@ -109,21 +109,10 @@ def _completion_steps(steps) -> dict[tuple[int, int], tuple[int, str, bool]]:
     delivery only delivered (or dropped) the messages ahead of it on the same
     channel: it is drawn horizontally, at its delivery.
     """
-    queues: dict = {}
-    done: dict = {}
-    for n, (_action, events) in enumerate(steps):
-        for i, e in enumerate(events):
-            if e.kind == "send" and not e.lost:
-                queues.setdefault((e.conn, e.dir), []).append((n, i))
-            elif e.kind in ("deliver", "drop"):
-                q = queues.get((e.conn, e.dir))
-                if q:
-                    sent = q.pop(0)
-                    done[sent] = (n, e.kind, _delayed(steps, sent[0], n, (e.conn, e.dir)))
-            elif e.kind == "cut":
-                for key in [k for k in queues if k[0] == e.conn]:
-                    for sent in queues.pop(key):
-                        done[sent] = (n, "cut", True)
+    done = {}
+    for sent, (n, kind) in send_endings(steps).items():
+        e = steps[sent[0]][1][sent[1]]
+        done[sent] = (n, kind, kind == "cut" or _delayed(steps, sent[0], n, (e.conn, e.dir)))
     return done
 
 
