@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model.checking import acp_model  # noqa: E402
-from model.explore import explore  # noqa: E402
+from acplab.model.checking import acp_model  # noqa: E402
+from acplab.model.explore import explore  # noqa: E402
 
 
 def profile(top: int) -> None:
@@ -51,8 +51,8 @@ def profile(top: int) -> None:
 
 
 def micro() -> None:
-    from model.state import Agent, Budget, Client, Link, World
-    from model.symmetry import canonical_hasher
+    from acplab.model.state import Agent, Budget, Client, Link, World
+    from acplab.model.symmetry import canonical_hasher
 
     model, _ = acp_model("rfd", None, symmetry=True)
     w = model.init_states()[0]

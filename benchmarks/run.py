@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import model.explore as E  # noqa: E402
-from model.twophase import TwoPhase  # noqa: E402
+import acplab.model.explore as E  # noqa: E402
+from acplab.model.twophase import TwoPhase  # noqa: E402
 
 import spin_twophase  # noqa: E402
 import twophase_bfs  # noqa: E402
@@ -120,7 +120,7 @@ def bench_spin(quick: bool) -> dict:
 
 def check_scenario(name: str | None) -> dict:
     """One ``acplab check`` on rfd with symmetry (top level: picklable for the process pool)."""
-    from model.checking import acp_model
+    from acplab.model.checking import acp_model
 
     model, scenario = acp_model("rfd", name, symmetry=True)
     result, seconds = _explore_timed(model)
@@ -129,7 +129,7 @@ def check_scenario(name: str | None) -> dict:
 
 
 def bench_acp(workers: int) -> dict:
-    from model.scenarios import SCENARIOS
+    from acplab.model.scenarios import SCENARIOS
 
     with _Recording() as rec:
         default = check_scenario(None)
@@ -162,7 +162,7 @@ def bench_acp(workers: int) -> dict:
 
 def bench_matrix() -> dict:
     try:
-        matrix = importlib.import_module("model.matrix")
+        matrix = importlib.import_module("acplab.model.matrix")
     except ModuleNotFoundError:
         return {"skipped": "matrix: not built yet"}
     run_matrix = getattr(matrix, "run_matrix", None)

@@ -16,8 +16,8 @@ import time
 
 import simpy
 
-from simulations.params import SimParams
-from simulations.runtime import Session, build_model, run_seed
+from acplab.simulations.params import SimParams
+from acplab.simulations.runtime import Session, build_model, run_seed
 
 
 def simulator(p: SimParams):

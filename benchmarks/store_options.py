@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import model.explore as E  # noqa: E402
-from model.twophase import TwoPhase  # noqa: E402
+import acplab.model.explore as E  # noqa: E402
+from acplab.model.twophase import TwoPhase  # noqa: E402
 
 try:
     from benchmarks.twophase_bfs import plain_bfs  # noqa: E402

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model import agent as ag
-from model import client as cl
-from model import events as ev
-from model.explore import Property, always, sometimes
-from model.monitors import ALL_MONITORS, Monitor
-from model.spec import Spec
-from model.state import Agent, Budget, Client, Link, World, replace_at
+from acplab.model import agent as ag
+from acplab.model import client as cl
+from acplab.model import events as ev
+from acplab.model.explore import Property, always, sometimes
+from acplab.model.monitors import ALL_MONITORS, Monitor
+from acplab.model.spec import Spec
+from acplab.model.state import Agent, Budget, Client, Link, World, replace_at
 
 
 class Bounds(NamedTuple):
@@ -81,7 +81,7 @@ class AcpModel:
         self._handlers: dict = {}
         self._resting = [(k, m) for k, m in enumerate(monitors) if type(m).at_rest is not Monitor.at_rest]
         if symmetry:
-            from model.symmetry import canonical_hasher
+            from acplab.model.symmetry import canonical_hasher
 
             self.fingerprint = canonical_hasher(monitors)
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model import events as ev
-from model.spec import Spec
-from model.state import SESSION, Agent, Entry, Req, Work, replace_at
-from model.wire import (
+from acplab.model import events as ev
+from acplab.model.spec import Spec
+from acplab.model.state import SESSION, Agent, Entry, Req, Work, replace_at
+from acplab.model.wire import (
     Notice,
     PromptResultV1,
     UnknownUpdate,

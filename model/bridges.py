@@ -66,8 +66,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.explore import Property, always, sometimes
-from model.wire import (
+from acplab.model.explore import Property, always, sometimes
+from acplab.model.wire import (
     ErrorObject,
     ErrorResponse,
     Prompt,

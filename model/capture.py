@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple, Union
 
-from model.errors import InputError
+from acplab.model.errors import InputError
 
 CLIENT_TO_AGENT = "client->agent"
 AGENT_TO_CLIENT = "agent->client"

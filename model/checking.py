@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from model.explore import Limits, Result, explore
-from model.progress import explorer_progress
-from model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace, verdict_of
+from acplab.model.explore import Limits, Result, explore
+from acplab.model.progress import explorer_progress
+from acplab.model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace, verdict_of
 
 
 def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:
     """Check the TwoPhase validation model and report like any other model."""
-    from model.twophase import TwoPhase
+    from acplab.model.twophase import TwoPhase
 
     model = TwoPhase(rms, broken=broken, symmetry=symmetry)
     result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
@@ -25,8 +25,8 @@ def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out,
 
 def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
     """Check a v1<->v2 bridge model (B1-B8); ``--spec rfd`` is the conforming bridge, else a mutant."""
-    from model.bridges import BRIDGE_MODELS, MUTANTS
-    from model.errors import InputError
+    from acplab.model.bridges import BRIDGE_MODELS, MUTANTS
+    from acplab.model.errors import InputError
 
     if mutant != "rfd" and mutant not in MUTANTS[name]:
         raise InputError(f"unknown bridge mutant {mutant!r}; known: rfd, {', '.join(MUTANTS[name])}")
@@ -41,10 +41,10 @@ def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> 
 
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides."""
-    from model.acp import AcpModel
-    from model.scenarios import DEFAULT, get_scenario
-    from model.spec import get_spec
-    from model.witnesses import WITNESSES
+    from acplab.model.acp import AcpModel
+    from acplab.model.scenarios import DEFAULT, get_scenario
+    from acplab.model.spec import get_spec
+    from acplab.model.witnesses import WITNESSES
 
     spec = get_spec(spec_name)
     scenario = get_scenario(scenario_name) if scenario_name else DEFAULT
@@ -77,7 +77,7 @@ def complete_path(model, path, limit: int = 200):
 
     Each step takes the first such enabled action, so the result is deterministic.
     """
-    from model.explore import Path
+    from acplab.model.explore import Path
 
     steps, ordinals = list(path.steps), list(path.ordinals)
     state = path.last_state
@@ -105,8 +105,8 @@ def path_events(model, path):
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
     """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
-    from model.capture import dump_capture
-    from model.render import mermaid, text_trace as acp_trace, wire_records
+    from acplab.model.capture import dump_capture
+    from acplab.model.render import mermaid, text_trace as acp_trace, wire_records
 
     folder = fresh_out_dir(out, stem)
     files: dict[str, list[str]] = {}

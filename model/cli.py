@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from model.errors import InputError
+from acplab.model.errors import InputError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,7 +55,7 @@ def _non_negative(ctx, param, value):
 def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms, broken,
           max_states, max_seconds, symmetry, as_json, out, quiet):
     """Explore every interleaving within bounds and check the rules."""
-    from model import checking
+    from acplab.model import checking
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
@@ -87,7 +87,7 @@ def record(out, append, force, command):
 
     Use in place of the agent command: acplab trace record --out FILE.jsonl -- AGENT [ARGS...]
     """
-    from model import record as recording
+    from acplab.model import record as recording
 
     if not command:
         raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
@@ -106,7 +106,7 @@ def trace_check(file, spec, as_json, out):
     Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
     (unknown spec, unreadable or empty file, first line not a capture record).
     """
-    from model import tracecheck
+    from acplab.model import tracecheck
 
     result = tracecheck.check_capture(file, spec=spec, out=out)
     tracecheck.print_result(result, as_json, echo=click.echo)
@@ -117,7 +117,7 @@ def trace_check(file, spec, as_json, out):
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def specs(as_json):
     """List the spec variants and mutants, one line each."""
-    from model.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
+    from acplab.model.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
 
     rows = []
     for name, spec in SPECS.items():
@@ -129,8 +129,8 @@ def specs(as_json):
 
 def _spec_rules(name: str) -> tuple[str, ...]:
     """The rules a mutant breaks: those of the monitor that must catch it."""
-    from model.monitors import ALL_MONITORS
-    from model.spec import SPECS
+    from acplab.model.monitors import ALL_MONITORS
+    from acplab.model.spec import SPECS
 
     breaks = SPECS[name].breaks
     return next((m.rules for m in ALL_MONITORS if m.name == breaks), ())
@@ -140,7 +140,7 @@ def _spec_rules(name: str) -> tuple[str, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def scenarios(as_json):
     """List the named scenarios with their rule IDs, one line each."""
-    from model.scenarios import SCENARIOS
+    from acplab.model.scenarios import SCENARIOS
 
     rows = [
         {"name": s.name, "description": s.description, "rules": list(s.rules), "witnesses": list(s.witnesses),
@@ -152,7 +152,7 @@ def scenarios(as_json):
 
 def _list_out(rows: list[dict], as_json: bool) -> None:
     if as_json:
-        from model.report import print_json
+        from acplab.model.report import print_json
 
         print_json(rows)
         return
@@ -169,7 +169,7 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
               help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
 def figures(out, check_only):
     """Regenerate every figure (sequence and state diagrams, README) deterministically."""
-    from model import figures as figs
+    from acplab.model import figures as figs
 
     sys.exit(figs.run(out, check_only))
 
@@ -194,9 +194,9 @@ def figures(out, check_only):
 def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
              settings, as_json, out, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% CIs."""
-    from model.report import print_json
-    from simulations.params import SimParams
-    from simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
+    from acplab.model.report import print_json
+    from acplab.simulations.params import SimParams
+    from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
 
     values = dict(spec=spec, clients=clients, sessions=sessions, prompts=prompts, latency_ms=latency, drop=drop,
                   disconnect_rate=disconnect_rate, seed=seed, duration_s=duration, on_violation=on_violation)
@@ -216,7 +216,7 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
             result = run_simulation(params, artefacts, lambda done, total: bar.update(task, completed=done))
     summary = result.to_json()
     if out is not None:
-        from simulations.plots import plot_simulation
+        from acplab.simulations.plots import plot_simulation
 
         summary["plots"] = plot_simulation(result, out)
     if as_json:
@@ -235,7 +235,7 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def sweep(config, executor, out, workers, plots, quiet):
     """Run a grid of simulations (TOML or JSON CONFIG); results are appended and an interrupted sweep resumes."""
-    from simulations.sweep import load_config, run_sweep
+    from acplab.simulations.sweep import load_config, run_sweep
 
     if workers is not None and workers < 1:
         raise click.BadParameter(f"must be at least 1, got {workers}", param_hint="'--workers'")
@@ -259,9 +259,9 @@ def matrix(specs, as_json, out, jobs, max_seconds, quiet):
     """
     import json as _json
 
-    from model import matrix as mx
-    from model.report import fresh_out_dir, print_json
-    from model.spec import get_spec
+    from acplab.model import matrix as mx
+    from acplab.model.report import fresh_out_dir, print_json
+    from acplab.model.spec import get_spec
 
     for name in specs:
         get_spec(name)

@@ -11,10 +11,10 @@ cut before the response is ambiguous and stays so (R11).  The
 
 from __future__ import annotations
 
-from model import events as ev
-from model.spec import Spec
-from model.state import SESSION, Client, Item, Sub, replace_at
-from model.wire import NULL, CancelRequest, CancelSession, PermissionResult, Prompt, Resume
+from acplab.model import events as ev
+from acplab.model.spec import Spec
+from acplab.model.state import SESSION, Client, Item, Sub, replace_at
+from acplab.model.wire import NULL, CancelRequest, CancelSession, PermissionResult, Prompt, Resume
 
 
 def _send(client_index: int, client: Client, msg) -> ev.Send:

@@ -271,7 +271,7 @@ def explore(
 
     Examples
     --------
-    >>> from model.twophase import TwoPhase
+    >>> from acplab.model.twophase import TwoPhase
     >>> explore(TwoPhase(3)).stats.states
     288
     """

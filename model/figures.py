@@ -28,14 +28,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.acp import AcpModel
-from model.checking import complete_path, path_events
-from model.explore import Limits, explore
-from model.render import mermaid
-from model.scenarios import SCENARIOS
-from model.seqdiagram import draw_sequence
-from model.spec import FINDINGS, RFD, SPECS
-from model.stategraph import (
+from acplab.model.acp import AcpModel
+from acplab.model.checking import complete_path, path_events
+from acplab.model.explore import Limits, explore
+from acplab.model.render import mermaid
+from acplab.model.scenarios import SCENARIOS
+from acplab.model.seqdiagram import draw_sequence
+from acplab.model.spec import FINDINGS, RFD, SPECS
+from acplab.model.stategraph import (
     AGENT_BOUNDS,
     CLIENT_BOUNDS,
     agent_state_diagram,
@@ -43,7 +43,7 @@ from model.stategraph import (
     draw_states,
     mermaid_states,
 )
-from model.witnesses import WITNESSES
+from acplab.model.witnesses import WITNESSES
 
 COMMAND = "acplab figures"
 #: exploration depths tried in turn to find a witness (the breadth-first path is the
@@ -172,7 +172,7 @@ def state_figures(folder: Path) -> list[Figure]:
 #: optional figure providers: module -> section.  Each may define
 #: ``write_figures(folder: pathlib.Path) -> list[tuple[files, caption, command]]``
 #: (``files`` relative to ``folder``); they are called only when the module exists.
-HOOKS = (("model.matrix", "Variant matrix"), ("simulations.plots", "Simulation plots"))
+HOOKS = (("acplab.model.matrix", "Variant matrix"), ("acplab.simulations.plots", "Simulation plots"))
 
 
 def hook_figures(folder: Path) -> tuple[list[Figure], list[str]]:

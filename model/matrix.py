@@ -19,11 +19,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from model.acp import AcpModel
-from model.explore import Limits, explore
-from model.monitors import ALL_MONITORS
-from model.scenarios import SCENARIOS
-from model.spec import RFD, SPECS, VARIANTS
+from acplab.model.acp import AcpModel
+from acplab.model.explore import Limits, explore
+from acplab.model.monitors import ALL_MONITORS
+from acplab.model.scenarios import SCENARIOS
+from acplab.model.spec import RFD, SPECS, VARIANTS
 
 #: (scenario, bound overrides): small runs that carry the RFD's arguments:
 #: several clients, lost responses, failures seen live and after a resume,
@@ -96,7 +96,7 @@ def _not_applicable(spec) -> dict[str, str]:
 def run_one(task) -> dict:
     """Explore one variant on one matrix scenario (runs in a worker process)."""
     spec_name, scenario_name, overrides, out_dir, max_seconds = task
-    from model.checking import write_acp_counterexamples
+    from acplab.model.checking import write_acp_counterexamples
 
     spec = SPECS[spec_name]
     skip = _not_applicable(spec)
@@ -272,7 +272,7 @@ def draw_heatmap(matrix: dict, path_svg: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from model.seqdiagram import save_deterministic, setup_rcparams
+    from acplab.model.seqdiagram import save_deterministic, setup_rcparams
 
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # independent of whatever the process drew before

@@ -14,8 +14,8 @@ reasoning) and say so.
 
 from __future__ import annotations
 
-from model.events import A2C, C2A
-from model.state import World
+from acplab.model.events import A2C, C2A
+from acplab.model.state import World
 
 TERMINAL_TOOL = ("completed", "failed", "cancelled")
 

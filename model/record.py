@@ -29,8 +29,8 @@ import threading
 import time
 from collections import deque
 
-from model.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, NOT_JSON, CaptureWriter, last_seq
-from model.errors import InputError
+from acplab.model.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, NOT_JSON, CaptureWriter, last_seq
+from acplab.model.errors import InputError
 
 READ_SIZE = 1 << 18
 EAGER_PARSE_BYTES = 1 << 16  # lines up to this size are parsed before relaying, longer ones after

@@ -7,8 +7,8 @@ counterexample can be fed back to ``acplab trace check``.
 
 from __future__ import annotations
 
-from model import wire
-from model.events import A2C, C2A
+from acplab.model import wire
+from acplab.model.events import A2C, C2A
 
 
 def conn_name(conn) -> str:

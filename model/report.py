@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path as FsPath
 
-from model.explore import Path, Result, Stats
+from acplab.model.explore import Path, Result, Stats
 
 
 def state_changes(before, after) -> list[str]:

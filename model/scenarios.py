@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.acp import Bounds
-from model.errors import InputError
+from acplab.model.acp import Bounds
+from acplab.model.errors import InputError
 
 
 class Scenario(NamedTuple):

@@ -30,8 +30,8 @@ matplotlib.use("Agg")
 from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
-from model.events import A2C, C2A  # noqa: E402
-from model.render import conn_name, describe, describe_event, send_endings  # noqa: E402
+from acplab.model.events import A2C, C2A  # noqa: E402
+from acplab.model.render import conn_name, describe, describe_event, send_endings  # noqa: E402
 
 FONT = "DejaVu Sans"
 NOTE_KINDS = ("insert", "reject", "fail", "work_end", "execute", "restart", "replayed")

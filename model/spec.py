@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.errors import InputError
+from acplab.model.errors import InputError
 
 
 class Spec(NamedTuple):

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from model.acp import AcpModel, Bounds
-from model.render import describe
-from model.spec import RFD, Spec
+from acplab.model.acp import AcpModel, Bounds
+from acplab.model.render import describe
+from acplab.model.spec import RFD, Spec
 
 #: the bound on stored states; a larger graph is cut off and reported as incomplete
 MAX_NODES = 200_000
@@ -259,7 +259,7 @@ def draw_states(q: Quotient, path_svg, path_png=None) -> None:
     from matplotlib import pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-    from model.seqdiagram import save_deterministic, setup_rcparams
+    from acplab.model.seqdiagram import save_deterministic, setup_rcparams
 
     setup_rcparams()
     pos = layered_positions(q)

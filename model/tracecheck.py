@@ -61,11 +61,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model import wire
-from model.capture import CaptureError, CaptureRecord, dump_capture, iter_capture_lenient
-from model.errors import InputError
-from model.events import A2C, C2A, Cut, Send
-from model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
+from acplab.model import wire
+from acplab.model.capture import CaptureError, CaptureRecord, dump_capture, iter_capture_lenient
+from acplab.model.errors import InputError
+from acplab.model.events import A2C, C2A, Cut, Send
+from acplab.model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
 
 WINDOW = 20
 MAX_PER_PROPERTY = 10
@@ -582,7 +582,7 @@ def check_capture(path, spec: str = "rfd", out: str | None = None, *, fast: bool
 
 
 def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
-    from model.report import fresh_out_dir
+    from acplab.model.report import fresh_out_dir
 
     folder = fresh_out_dir(out, f"trace-{stem}")
     result.out_dir = str(folder)
@@ -597,7 +597,7 @@ def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
 
 def _label(rec: CaptureRecord, requests: dict, version: str = "v2") -> str:
     """A diagram label; ``requests`` maps (conn, dir, id) to the method of requests seen in the window."""
-    from model.render import describe
+    from acplab.model.render import describe
 
     if rec.msg is None:
         return "(not JSON)"
@@ -623,7 +623,7 @@ def _label(rec: CaptureRecord, requests: dict, version: str = "v2") -> str:
 
 def mermaid_window(window, v: TraceViolation, version: str = "v2") -> str:
     """A Mermaid sequenceDiagram of the records around a violation; the offending ones are marked."""
-    from model.render import _escape
+    from acplab.model.render import _escape
 
     lines = ["---", f"title: {_escape(v.property)} [{_escape(', '.join(v.rules))}] at seq "
              f"{', '.join(map(str, v.seq))}", "---", "sequenceDiagram"]

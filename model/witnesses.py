@@ -8,7 +8,7 @@ clients see.
 
 from __future__ import annotations
 
-from model.state import World
+from acplab.model.state import World
 
 
 def _subs_of(world: World):

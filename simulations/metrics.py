@@ -43,7 +43,7 @@ import json
 import math
 import random
 
-from model import wire
+from acplab.model import wire
 
 LATENCIES = ("response_ms", "user_message_ms", "work_end_ms")
 STRATEGIES = ("content", "order")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
 
-from model.errors import InputError
+from acplab.model.errors import InputError
 
 #: prompt texts the clients draw from; a small pool makes identical prompts common
 CONTENTS = ("hi", "yes", "fix the bug", "run the tests", "continue", "thanks", "undo", "explain")
@@ -54,8 +54,8 @@ class SimParams:
     disable_monitors: tuple[str, ...] = ()
 
     def validate(self) -> "SimParams":
-        from model.monitors import ALL_MONITORS
-        from model.spec import get_spec
+        from acplab.model.monitors import ALL_MONITORS
+        from acplab.model.spec import get_spec
 
         get_spec(self.spec)
         for name in ("clients", "sessions"):

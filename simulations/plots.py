@@ -24,7 +24,7 @@ def _mpl():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from model.seqdiagram import setup_rcparams
+    from acplab.model.seqdiagram import setup_rcparams
 
     setup_rcparams()  # the same fixed ids, fonts and text handling as every other figure
     matplotlib.rcParams.update({"figure.dpi": 100, "font.size": 9})
@@ -167,7 +167,7 @@ FIGURE_SWEEP = {
 
 def write_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
     """Figure hook for ``acplab figures``: the plots of a small fixed-seed sweep (SVG only)."""
-    from simulations.sweep import check_config, points, run_point
+    from acplab.simulations.sweep import check_config, points, run_point
 
     import matplotlib
 

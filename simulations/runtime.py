@@ -33,13 +33,13 @@ from typing import NamedTuple
 
 import simpy
 
-from model import agent as ag
-from model.acp import AcpModel, Action, Bounds, quiescent
-from model.events import C2A
-from model.monitors import ALL_MONITORS
-from model.spec import get_spec
-from simulations.metrics import RunMetrics
-from simulations.params import CONTENTS, SimParams
+from acplab.model import agent as ag
+from acplab.model.acp import AcpModel, Action, Bounds, quiescent
+from acplab.model.events import C2A
+from acplab.model.monitors import ALL_MONITORS
+from acplab.model.spec import get_spec
+from acplab.simulations.metrics import RunMetrics
+from acplab.simulations.params import CONTENTS, SimParams
 
 BIG = 10**9
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from simulations.metrics import LATENCIES, METRICS, quantiles, summarize
-from simulations.params import SimParams
-from simulations.runtime import RunResult, build_model, run_session
+from acplab.simulations.metrics import LATENCIES, METRICS, quantiles, summarize
+from acplab.simulations.params import SimParams
+from acplab.simulations.runtime import RunResult, build_model, run_session
 
 
 class SimulationResult:
@@ -104,7 +104,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
                                     "sentence": v.sentence}
                 if out is not None:
                     if folder is None:
-                        from model.report import fresh_out_dir
+                        from acplab.model.report import fresh_out_dir
 
                         folder = fresh_out_dir(str(out), f"simulate-{p.spec}")
                     files[v.monitor] = write_artefacts(model, r, v, folder)
@@ -119,10 +119,10 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
 
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
-    from model import wire
-    from model.capture import dump_capture
-    from model.monitors import ALL_MONITORS
-    from model.render import conn_name, mermaid, text_trace
+    from acplab.model import wire
+    from acplab.model.capture import dump_capture
+    from acplab.model.monitors import ALL_MONITORS
+    from acplab.model.render import conn_name, mermaid, text_trace
 
     timed = run.steps[: violation.step]
     steps = [(action, events) for _t, action, events in timed]

@@ -30,8 +30,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from model.errors import InputError
-from simulations.params import SimParams
+from acplab.model.errors import InputError
+from acplab.simulations.params import SimParams
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -109,7 +109,7 @@ def points(cfg: dict) -> list[tuple[str, SimParams]]:
 
 def run_point(key: str, params_json: dict) -> dict:
     """Worker: one grid point's simulation summary (no artefacts, no wall-clock)."""
-    from simulations.simulate import simulate
+    from acplab.simulations.simulate import simulate
 
     params = SimParams.from_mapping(params_json)
     summary = simulate(params).to_json()
@@ -228,7 +228,7 @@ def write_summary(cfg: dict, done: dict, todo_all, path: Path) -> None:
 
 
 def _plots(summary_path: Path, folder: Path) -> None:
-    from simulations.plots import plot_sweep
+    from acplab.simulations.plots import plot_sweep
 
     rows = json.loads(summary_path.read_text())["points"]
     plot_sweep(rows, folder)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from model.bridges import BRIDGE_MODELS, MUTANTS, V1AgentBehindBridge, V2AgentBehindBridge, format_message
-from model.explore import explore
-from model.wire import ErrorResponse
+from acplab.model.bridges import BRIDGE_MODELS, MUTANTS, V1AgentBehindBridge, V2AgentBehindBridge, format_message
+from acplab.model.explore import explore
+from acplab.model.wire import ErrorResponse
 
 # pinned from one exploration; a change means the model changed
 STATE_COUNTS = {"v1-agent": 99, "v2-agent": 115}

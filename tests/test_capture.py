@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from model.capture import (
+from acplab.model.capture import (
     AGENT_TO_CLIENT,
     CLIENT_TO_AGENT,
     CaptureError,
@@ -17,7 +17,7 @@ from model.capture import (
     last_seq,
     read_capture,
 )
-from model.errors import InputError
+from acplab.model.errors import InputError
 
 REQ = {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}
 RESP = {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}

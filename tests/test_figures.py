@@ -5,18 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from model import events as ev
-from model.acp import Action
-from model.figures import check_mermaid, compare, generate
-from model.seqdiagram import draw_sequence, layout
-from model.stategraph import (
+from acplab.model import events as ev
+from acplab.model.acp import Action
+from acplab.model.figures import check_mermaid, compare, generate
+from acplab.model.seqdiagram import draw_sequence, layout
+from acplab.model.stategraph import (
     AGENT_BOUNDS,
     agent_state_diagram,
     client_state_diagram,
     idle_stop_reasons,
     mermaid_states,
 )
-from model.wire import Update, UserMessageChunk
+from acplab.model.wire import Update, UserMessageChunk
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "figures"
@@ -49,7 +49,7 @@ def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatc
     (stale / "old.svg").write_text("<svg/>")
     assert compare(fresh, stale) == ["missing: scenarios/default.svg", "extra: old.svg", "differs: states/agent.mmd"]
     # the command's exit code and messages, without regenerating a second time
-    from model import figures
+    from acplab.model import figures
 
     monkeypatch.setattr(figures, "generate", lambda folder: shutil.copytree(fresh, folder) and [])
     assert figures.run(str(stale), check=True) == 1
@@ -71,7 +71,7 @@ def test_the_variant_matrix_is_pinned(fresh):
     """The regeneration ran the whole variant matrix: a flipped cell or a changed shortest length fails here."""
     import json
 
-    from model.spec import VARIANTS
+    from acplab.model.spec import VARIANTS
 
     matrix = json.loads((fresh / "matrix" / "matrix.json").read_text())
     expected = json.loads((ROOT / "tests" / "fixtures" / "matrix_expected.json").read_text())

@@ -4,14 +4,14 @@ import json
 
 import pytest
 
-from model import wire
-from model.acp import AcpModel, Bounds
-from model.checking import path_events
-from model.explore import Limits, explore
-from model.render import mermaid, text_trace, wire_records
-from model.scenarios import SCENARIOS
-from model.spec import FINDINGS, MUTANTS, RFD, SPECS
-from model.witnesses import WITNESSES
+from acplab.model import wire
+from acplab.model.acp import AcpModel, Bounds
+from acplab.model.checking import path_events
+from acplab.model.explore import Limits, explore
+from acplab.model.render import mermaid, text_trace, wire_records
+from acplab.model.scenarios import SCENARIOS
+from acplab.model.spec import FINDINGS, MUTANTS, RFD, SPECS
+from acplab.model.witnesses import WITNESSES
 
 SLOW = {"default", "multi-client", "cancellation"}
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from model.spec import SPECS
-from simulations.params import SimParams
-from simulations.runtime import Session, build_model, run_seed
-from simulations.simulate import simulate
-from simulations.sweep import RESULTS, SUMMARY, check_config, run_sweep
+from acplab.model.spec import SPECS
+from acplab.simulations.params import SimParams
+from acplab.simulations.runtime import Session, build_model, run_seed
+from acplab.simulations.simulate import simulate
+from acplab.simulations.sweep import RESULTS, SUMMARY, check_config, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,7 +31,7 @@ def test_same_seed_same_json_and_other_seed_differs():
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "model.cli", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "acplab.model.cli", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=120)
 
 
@@ -192,7 +192,7 @@ def test_sweep_cli_killed_midway_resumes(tmp_path):
     config = tmp_path / "sweep.json"
     config.write_text(json.dumps(cfg))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "model.cli", "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet"]
+    cmd = [sys.executable, "-m", "acplab.model.cli", "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     results = out / RESULTS
     deadline = time.monotonic() + 60
@@ -226,7 +226,7 @@ def test_sweep_bad_config_is_input_error(tmp_path):
 
 def test_plots_are_deterministic(tmp_path):
     pytest.importorskip("matplotlib")
-    from simulations.plots import plot_simulation, plot_sweep
+    from acplab.simulations.plots import plot_simulation, plot_sweep
 
     p = SimParams(clients=2, sessions=5, drop=0.05, seed=1)
     a = plot_simulation(simulate(p), tmp_path / "a")

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from model.explore import _FP_MASK, _Store, _replay, eventually, explore
-from model.twophase import TwoPhase
+from acplab.model.explore import _FP_MASK, _Store, _replay, eventually, explore
+from acplab.model.twophase import TwoPhase
 
 
 @pytest.mark.parametrize("track_index", [False, True])

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from model import tracecheck
-from model.acp import AcpModel
-from model.capture import dump_capture
-from model.checking import acp_model, complete_path, path_events
-from model.errors import InputError
-from model.explore import Limits, Path as ExplorePath, explore
-from model.monitors import ALL_MONITORS
-from model.render import wire_records
-from model.scenarios import SCENARIOS
-from model.spec import FINDINGS, MUTANTS
-from model.tracecheck import check_capture
+from acplab.model import tracecheck
+from acplab.model.acp import AcpModel
+from acplab.model.capture import dump_capture
+from acplab.model.checking import acp_model, complete_path, path_events
+from acplab.model.errors import InputError
+from acplab.model.explore import Limits, Path as ExplorePath, explore
+from acplab.model.monitors import ALL_MONITORS
+from acplab.model.render import wire_records
+from acplab.model.scenarios import SCENARIOS
+from acplab.model.spec import FINDINGS, MUTANTS
+from acplab.model.tracecheck import check_capture
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -217,7 +217,7 @@ def test_request_id_reuse_while_pending(tmp_path):
 
 
 def run(*args):
-    proc = subprocess.run([sys.executable, "-m", "model.cli", "trace", "check", *map(str, args)],
+    proc = subprocess.run([sys.executable, "-m", "acplab.model.cli", "trace", "check", *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 

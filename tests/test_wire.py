@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.wire import (
+from acplab.model.wire import (
     NULL, AgentMessage, AgentMessageChunk, AgentThought, AgentThoughtChunk,
     CancelRequest, CancelSession, Close, CloseResult, ErrorObject, ErrorResponse,
     GenericNotification, GenericResult, JsonNull, NewSession, NewSessionResult,
