@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import acplab.model.explore as E  # noqa: E402
-from acplab.model.twophase import TwoPhase  # noqa: E402
+import acplab.model.engine.search as E  # noqa: E402  (the module whose FingerprintStore the search uses)
+from acplab.model.engine.twophase import TwoPhase  # noqa: E402
 
 import spin_twophase  # noqa: E402
 import twophase_bfs  # noqa: E402
@@ -50,7 +50,7 @@ class _Recording:
 
     def __enter__(self):
         kept = self.stores
-        self.original = original = E._Store
+        self.original = original = E.FingerprintStore
 
         class Recording(original):
             __slots__ = ()
@@ -59,11 +59,11 @@ class _Recording:
                 super().__init__(*args, **kwargs)
                 kept.append(self)
 
-        E._Store = Recording
+        E.FingerprintStore = Recording
         return self
 
     def __exit__(self, *exc) -> None:
-        E._Store = self.original
+        E.FingerprintStore = self.original
 
     def bytes_per_state(self) -> float:
         store = self.stores[-1]

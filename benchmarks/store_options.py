@@ -2,8 +2,8 @@
 
     python benchmarks/store_options.py [N]
 
-Runs the real :func:`model.explore.explore` with each store in turn (swapped in
-for ``model.explore._Store``) and reports, per option, the explorer's seconds,
+Runs the real :func:`acplab.model.engine.search` with each store in turn (swapped in
+for ``acplab.model.engine.search.FingerprintStore``) and reports, per option, the explorer's seconds,
 its throughput ratio to the plain BFS of ``benchmarks/twophase_bfs.py``, and the
 store's bytes per state by two measures: ``sys.getsizeof`` accounting of the
 store after the run, and ``tracemalloc`` while a fresh store is refilled with
@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import acplab.model.explore as E  # noqa: E402
-from acplab.model.twophase import TwoPhase  # noqa: E402
+import acplab.model.engine.search as E  # noqa: E402  (the module whose FingerprintStore the search uses)
+from acplab.model.engine.twophase import TwoPhase  # noqa: E402
 
 try:
     from benchmarks.twophase_bfs import plain_bfs  # noqa: E402
@@ -37,10 +37,10 @@ except ImportError:  # run as a script from benchmarks/
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from twophase_bfs import plain_bfs  # noqa: E402
 
-_MASK = E._FP_MASK
+_MASK = E.FP_MASK
 
 
-class DictStore(E._Store):
+class DictStore(E.FingerprintStore):
     """The store before: every state indexed (``track_index`` always on)."""
 
     __slots__ = ()
@@ -114,7 +114,7 @@ class _OpenTable:
         return self.used
 
 
-class OpenStore(E._Store):
+class OpenStore(E.FingerprintStore):
     __slots__ = ()
 
     def __init__(self, track_index: bool = False) -> None:
@@ -133,7 +133,7 @@ class OpenStore(E._Store):
         return sys.getsizeof(t.table) + sys.getsizeof(t.fps) + sys.getsizeof(self.parent) + sys.getsizeof(self.ordinal)
 
 
-OPTIONS = {"set": E._Store, "dict": DictStore, "open": OpenStore}
+OPTIONS = {"set": E.FingerprintStore, "dict": DictStore, "open": OpenStore}
 
 
 def measure_option(name: str, n: int, plain_seconds: float | None) -> dict:
@@ -147,14 +147,14 @@ def measure_option(name: str, n: int, plain_seconds: float | None) -> dict:
             super().__init__(track_index)
             kept.append(self)
 
-    original = E._Store
-    E._Store = Recording
+    original = E.FingerprintStore
+    E.FingerprintStore = Recording
     try:
         t0 = time.perf_counter()
         result = E.explore(TwoPhase(n))
         seconds = time.perf_counter() - t0
     finally:
-        E._Store = original
+        E.FingerprintStore = original
     store = kept[0]
     states = len(store)
     assert states == result.stats.states

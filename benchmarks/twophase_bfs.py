@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acplab.model.explore import explore  # noqa: E402
-from acplab.model.twophase import TwoPhase  # noqa: E402
+from acplab.model.engine import explore  # noqa: E402
+from acplab.model.engine.twophase import TwoPhase  # noqa: E402
 
 
 def plain_bfs(model) -> int:

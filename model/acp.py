@@ -16,7 +16,7 @@ from typing import NamedTuple
 from acplab.model import agent as ag
 from acplab.model import client as cl
 from acplab.model import events as ev
-from acplab.model.explore import Property, always, sometimes
+from acplab.model.engine import Property, always, sometimes
 from acplab.model.monitors import ALL_MONITORS, Monitor
 from acplab.model.spec import Spec
 from acplab.model.state import Agent, Budget, Client, Link, World, replace_at
@@ -96,14 +96,12 @@ class AcpModel:
         return [World(agent, (Client(),) * n, (Link(),) * n, budget, mon)]
 
     def successors(self, w: World):
-        out = []
-        for action in self.actions(w):
-            out.append((action, self.step(w, action)[0]))
-        return out
+        """``(action, next world, events)`` for every enabled action, in a fixed order."""
+        return [(action, *self.step(w, action)) for action in self.actions(w)]
 
     def properties(self) -> list[Property]:
         props = [
-            always(m.name, _not_violated(m.name), m.rules, m.description) for m in self.monitors
+            always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened) for m in self.monitors
         ]
         props += [sometimes(name, cond, rules, desc) for name, cond, rules, desc in self.witnesses]
         return props
@@ -387,6 +385,11 @@ def _through_proxy(msg, offset: int):
 
 def _not_violated(name: str):
     return lambda w: w.violation is None or w.violation[0] != name
+
+
+def _what_happened(w: World) -> str | None:
+    """The violating monitor's own sentence, recorded in the state by the step that broke it."""
+    return w.violation[1] if w.violation is not None else None
 
 
 def format_action(a: Action) -> str:

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model.explore import Property, always, sometimes
+from acplab.model.engine import Property, always, sometimes
 from acplab.model.wire import (
     ErrorObject,
     ErrorResponse,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from acplab.model.explore import Limits, Result, explore
+from acplab.model.engine import Limits, Result, explore
 from acplab.model.progress import explorer_progress
-from acplab.model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace, verdict_of
+from acplab.model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace
 
 
 def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:
     """Check the TwoPhase validation model and report like any other model."""
-    from acplab.model.twophase import TwoPhase
+    from acplab.model.engine.twophase import TwoPhase
 
     model = TwoPhase(rms, broken=broken, symmetry=symmetry)
     result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
@@ -20,7 +20,7 @@ def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out,
     summary = result_json(result, model="twophase", spec="broken" if broken else "twophase", rms=rms)
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
-    return exit_code(verdict_of(result))
+    return exit_code(result.verdict)
 
 
 def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
@@ -36,7 +36,7 @@ def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> 
     summary = result_json(result, model=f"bridge-{name}", spec=mutant)
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
-    return exit_code(verdict_of(result))
+    return exit_code(result.verdict)
 
 
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
@@ -64,7 +64,7 @@ def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, ma
     summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
-    return exit_code(verdict_of(result))
+    return exit_code(result.verdict)
 
 
 #: Actions a run carried on to rest leaves out: faults and new user decisions.
@@ -77,30 +77,17 @@ def complete_path(model, path, limit: int = 200):
 
     Each step takes the first such enabled action, so the result is deterministic.
     """
-    from acplab.model.explore import Path
-
-    steps, ordinals = list(path.steps), list(path.ordinals)
+    more, ordinals = [], []
     state = path.last_state
     for _ in range(limit):
-        choice = next(((i, a, s) for i, (a, s) in enumerate(model.successors(state)) if a.name not in _NOT_TO_REST),
-                      None)
+        choice = next(((i, s) for i, s in enumerate(model.successors(state)) if s[0].name not in _NOT_TO_REST), None)
         if choice is None:
             break
-        i, action, state = choice
-        steps.append((action, state))
+        i, successor = choice
+        more.append(successor)
         ordinals.append(i)
-    return Path(path.initial, tuple(steps), tuple(ordinals))
-
-
-def path_events(model, path):
-    """Replay a path through ``model.step`` to recover each step's events."""
-    steps = []
-    state = path.initial
-    for action, nxt in path.steps:
-        after, events = model.step(state, action)
-        steps.append((action, events))
-        state = nxt
-    return steps
+        state = successor[1]
+    return path.extended(more, ordinals)
 
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
@@ -111,9 +98,9 @@ def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str
     folder = fresh_out_dir(out, stem)
     files: dict[str, list[str]] = {}
     for v in result.violations:
-        steps = path_events(model, v.path)
-        violation = v.path.last_state.violation
-        sentence = violation[1] if violation else v.property.description
+        steps = v.path.actions_with_effects()
+        sentence = v.sentence
+        violation = (v.property.name, sentence)
         rules = ", ".join(v.property.rules)
         title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {model.spec.name})"
         base = folder / v.property.name

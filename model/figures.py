@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acplab.model.acp import AcpModel
-from acplab.model.checking import complete_path, path_events
-from acplab.model.explore import Limits, explore
+from acplab.model.checking import complete_path
+from acplab.model.engine import Limits, explore
 from acplab.model.render import mermaid
 from acplab.model.scenarios import SCENARIOS
 from acplab.model.seqdiagram import draw_sequence
@@ -98,7 +98,7 @@ def scenario_figures(folder: Path) -> list[Figure]:
         if path is None:
             out.append(Figure((), f"**{sc.name}**: witness `{wname}` was not reached; no figure.", section="Scenarios"))
             continue
-        steps = path_events(model, complete_path(model, path))
+        steps = complete_path(model, path).actions_with_effects()
         title = (f"scenario {sc.name}: {wname} reached in {len(path)} steps, then on to rest "
                  f"(spec rfd) [{', '.join(sc.rules)}]")
         base = folder / "scenarios" / sc.name
@@ -129,9 +129,9 @@ def counterexample_figures(folder: Path) -> list[Figure]:
             out.append(Figure((), f"**{name}**: `{spec.breaks}` not violated in scenario {sc.name}; no figure.",
                               section="Counterexamples"))
             continue
-        steps = path_events(model, v.path)
-        violation = v.path.last_state.violation
-        sentence = violation[1] if violation else v.property.description
+        steps = v.path.actions_with_effects()
+        sentence = v.sentence
+        violation = (v.property.name, sentence)
         rules = ", ".join(v.property.rules)
         title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {name}, scenario {sc.name})"
         base = folder / "counterexamples" / name

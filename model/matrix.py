@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from acplab.model.acp import AcpModel
-from acplab.model.explore import Limits, explore
+from acplab.model.engine import Limits, explore
 from acplab.model.monitors import ALL_MONITORS
 from acplab.model.scenarios import SCENARIOS
 from acplab.model.spec import RFD, SPECS, VARIANTS
@@ -117,7 +117,7 @@ def run_one(task) -> dict:
         "seconds": result.stats.seconds,
         "violations": [
             {"property": v.property.name, "length": len(v.path), "files": files.get(v.property.name, []),
-             "sentence": (v.path.last_state.violation or ("", ""))[1]}
+             "sentence": v.sentence}
             for v in result.violations
         ],
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from acplab.model.explore import Stats
+from acplab.model.engine import Stats
 
 
 def explorer_progress(quiet: bool):

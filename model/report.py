@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path as FsPath
 
-from acplab.model.explore import Path, Result, Stats
+from acplab.model.engine import Path, Result, Stats
 
 
 def state_changes(before, after) -> list[str]:
@@ -61,7 +61,7 @@ def result_json(result: Result, **extra) -> dict:
     stats: Stats = result.stats
     out = dict(extra)
     out.update(
-        verdict=verdict_of(result),
+        verdict=result.verdict,
         complete=result.complete,
         states=stats.states,
         transitions=stats.transitions,
@@ -70,13 +70,6 @@ def result_json(result: Result, **extra) -> dict:
         limit=result.limit,
     )
     return out
-
-
-def verdict_of(result: Result) -> str:
-    """``holds`` needs a complete exploration, no violation and every witness found."""
-    if result.violations or (result.complete and result.missing_witnesses):
-        return "violated"
-    return "holds" if result.complete else "incomplete"
 
 
 def exit_code(verdict: str) -> int:

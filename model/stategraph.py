@@ -1,7 +1,7 @@
 """State diagrams from the explored state graph, quotiented onto a projection.
 
-:func:`explore_graph` walks a small :class:`~model.acp.AcpModel` breadth-first
-and keeps every state and every transition (with the step's events) in a
+:func:`explore_graph` runs the explorer over a small :class:`~model.acp.AcpModel`
+with a visitor that keeps every state and every transition (with the step's events) in a
 ``networkx.MultiDiGraph``.  :func:`quotient` maps each state to a label
 (its projection) and keeps one edge per ``(projected source, projected
 target, label)``.  Two projections are provided:
@@ -19,12 +19,12 @@ as an SVG drawn by matplotlib at fixed positions (:func:`draw_states`).
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import networkx as nx
 
 from acplab.model.acp import AcpModel, Bounds
+from acplab.model.engine import Limits, Visitor, explore
 from acplab.model.render import describe
 from acplab.model.spec import RFD, Spec
 
@@ -51,33 +51,26 @@ class StateGraph:
     notes: list[str] = field(default_factory=list)
 
 
+class _GraphBuilder(Visitor):
+    """Keeps every state the explorer stores and every transition it finds, with the step's events."""
+
+    def __init__(self) -> None:
+        self.graph = nx.MultiDiGraph()
+
+    def state(self, idx: int, state) -> None:
+        self.graph.add_node(idx, state=state)
+
+    def edge(self, src: int, dst: int, successor: tuple) -> None:
+        action, _next, events = successor
+        self.graph.add_edge(src, dst, action=action, events=tuple(events))
+
+
 def explore_graph(model: AcpModel, max_nodes: int = MAX_NODES) -> StateGraph:
-    """Breadth-first over ``model``, keeping states and transitions (with events)."""
-    g = nx.MultiDiGraph()
-    index: dict = {}
-    queue: deque = deque()
-    for w in model.init_states():
-        if w not in index:
-            index[w] = len(index)
-            g.add_node(index[w], state=w)
-            queue.append(w)
-    complete = True
-    while queue:
-        w = queue.popleft()
-        src = index[w]
-        for action in model.actions(w):
-            nxt, events = model.step(w, action)
-            dst = index.get(nxt)
-            if dst is None:
-                if len(index) >= max_nodes:
-                    complete = False
-                    continue
-                dst = index[nxt] = len(index)
-                g.add_node(dst, state=nxt)
-                queue.append(nxt)
-            g.add_edge(src, dst, action=action, events=tuple(events))
-    notes = [] if complete else [f"state graph cut off at {max_nodes:,} states: the diagram may miss transitions"]
-    return StateGraph(g, complete, max_nodes, notes)
+    """The explorer's own breadth-first search over ``model``, keeping states and transitions."""
+    builder = _GraphBuilder()
+    result = explore(model, Limits(max_states=max_nodes), visitor=builder)
+    notes = [] if result.complete else [f"state graph cut off at {max_nodes:,} states: the diagram may miss transitions"]
+    return StateGraph(builder.graph, result.complete, max_nodes, notes)
 
 
 # -- projections ------------------------------------------------------------

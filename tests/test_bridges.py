@@ -3,7 +3,7 @@
 import pytest
 
 from acplab.model.bridges import BRIDGE_MODELS, MUTANTS, V1AgentBehindBridge, V2AgentBehindBridge, format_message
-from acplab.model.explore import explore
+from acplab.model.engine import explore
 from acplab.model.wire import ErrorResponse
 
 # pinned from one exploration; a change means the model changed

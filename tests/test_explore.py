@@ -4,8 +4,8 @@ from itertools import permutations
 
 import pytest
 
-from acplab.model.explore import Limits, always, eventually, explore, sometimes
-from acplab.model.twophase import TwoPhase
+from acplab.model.engine import Limits, always, eventually, explore, sometimes
+from acplab.model.engine.twophase import TwoPhase
 
 
 @pytest.mark.parametrize("n, states, depth", [(1, 12, 5), (3, 288, 11), (5, 8832, 17)])

@@ -6,8 +6,7 @@ import pytest
 
 from acplab.model import wire
 from acplab.model.acp import AcpModel, Bounds
-from acplab.model.checking import path_events
-from acplab.model.explore import Limits, explore
+from acplab.model.engine import Limits, explore
 from acplab.model.render import mermaid, text_trace, wire_records
 from acplab.model.scenarios import SCENARIOS
 from acplab.model.spec import FINDINGS, MUTANTS, RFD, SPECS
@@ -80,7 +79,7 @@ def test_symmetry_keeps_verdicts_with_fewer_states(name):
 def test_early_success_counterexample_is_pinned():
     model = AcpModel(SPECS["early-success"], Bounds(clients=1, prompts=1))
     [violation] = explore(model).violations
-    steps = path_events(model, violation.path)
+    steps = violation.path.actions_with_effects()
     text = text_trace(model, steps, "early-success", violation.path.last_state.violation[1])
     assert text == (
         "early-success\n\n"
@@ -101,7 +100,7 @@ def test_counterexample_wire_log_is_valid_wire_json(mutant):
     model = AcpModel(SPECS[mutant], sc.bounds)
     violations = explore(model, stop_on_violation=True).violations
     violation = next(v for v in violations if v.property.name == SPECS[mutant].breaks)
-    steps = path_events(model, violation.path)
+    steps = violation.path.actions_with_effects()
     records = wire_records(steps)
     assert records and [r["seq"] for r in records] == list(range(1, len(records) + 1))
     pending = {}

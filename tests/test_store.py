@@ -5,13 +5,13 @@ import sys
 
 import pytest
 
-from acplab.model.explore import _FP_MASK, _Store, _replay, eventually, explore
-from acplab.model.twophase import TwoPhase
+from acplab.model.engine import FP_MASK, FingerprintStore, replay, eventually, explore
+from acplab.model.engine.twophase import TwoPhase
 
 
 @pytest.mark.parametrize("track_index", [False, True])
 def test_add_and_membership(track_index):
-    store = _Store(track_index=track_index)
+    store = FingerprintStore(track_index=track_index)
     big = (1 << 63) - 12345  # a 64-bit hash: stored masked to 60 bits
     assert store.add(big, -1, 0) == 0
     assert store.add(-7, 0, 3) == 1
@@ -19,7 +19,7 @@ def test_add_and_membership(track_index):
     assert len(store) == 3
     assert big in store and -7 in store and 42 in store
     assert 43 not in store
-    assert store.key(big) == big & _FP_MASK and 0 <= store.key(-7) <= _FP_MASK
+    assert store.key(big) == big & FP_MASK and 0 <= store.key(-7) <= FP_MASK
     assert list(store.parent) == [-1, 0, 1] and list(store.ordinal) == [0, 3, 1]
     if track_index:
         assert (store.find(big), store.find(-7), store.find(42), store.find(43)) == (0, 1, 2, None)
@@ -29,16 +29,16 @@ def test_add_and_membership(track_index):
 
 
 def test_fingerprints_keep_60_bits_and_small_ints():
-    store = _Store()
+    store = FingerprintStore()
     for fp in (-(1 << 63) + 5, (1 << 63) - 1, -2, 1 << 59):
         store.add(fp, -1, 0)
-    assert all(0 <= k <= _FP_MASK for k in store.seen)
-    assert all(sys.getsizeof(k) <= sys.getsizeof(_FP_MASK) for k in store.seen)
+    assert all(0 <= k <= FP_MASK for k in store.seen)
+    assert all(sys.getsizeof(k) <= sys.getsizeof(FP_MASK) for k in store.seen)
     assert len(store.seen) == 4  # distinct 64-bit values that differ in the low 60 bits stay distinct
 
 
 def test_ordinals_to_rebuilds_the_path():
-    store = _Store()
+    store = FingerprintStore()
     root = store.add(100, -1, 2)
     a = store.add(101, root, 0)
     b = store.add(102, root, 4)
@@ -52,14 +52,14 @@ def test_replay_of_stored_ordinals_reaches_the_stored_state():
     model = TwoPhase(3)
     result = explore(model)
     path = result.witnesses["SomeCommit"]
-    assert _replay(model, path.ordinals).last_state == path.last_state
+    assert replay(model, path.ordinals).last_state == path.last_state
     assert "committed" in path.last_state.rm
 
 
 def test_store_is_compact_at_scale():
     """Under 100 bytes a state at TwoPhase(7)'s size (296,448 states) with 64-bit hashes."""
     rng = random.Random(7)
-    store = _Store()
+    store = FingerprintStore()
     for i in range(296_448):
         store.add(rng.getrandbits(64) - (1 << 63), i - 1, i % 13)
     assert len(store) == len(store.seen) == 296_448

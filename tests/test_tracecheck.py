@@ -10,9 +10,9 @@ import pytest
 from acplab.model import tracecheck
 from acplab.model.acp import AcpModel
 from acplab.model.capture import dump_capture
-from acplab.model.checking import acp_model, complete_path, path_events
+from acplab.model.checking import acp_model, complete_path
 from acplab.model.errors import InputError
-from acplab.model.explore import Limits, Path as ExplorePath, explore
+from acplab.model.engine import Limits, Path as ExplorePath, explore
 from acplab.model.monitors import ALL_MONITORS
 from acplab.model.render import wire_records
 from acplab.model.scenarios import SCENARIOS
@@ -26,7 +26,7 @@ BY_NAME = {m.name: m for m in ALL_MONITORS}
 
 
 def _capture(model, path, dest: Path) -> Path:
-    dump_capture(wire_records(path_events(model, path)), dest)
+    dump_capture(wire_records(path.actions_with_effects()), dest)
     return dest
 
 

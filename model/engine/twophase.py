@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model.explore import Property, always, sometimes
+from .properties import Property, always, sometimes
 
 RM_STATES = ("working", "prepared", "committed", "aborted")
 

@@ -1,0 +1,276 @@
+"""Breadth-first explicit-state explorer over a small transition-system interface.
+
+The engine knows nothing about ACP.  A model offers:
+
+``init_states()``
+    the initial states, in a fixed order;
+``successors(state)``
+    ``(action, next_state)`` pairs, or ``(action, next_state, effects)``
+    triples, in a deterministic order (paths are stored as ordinals into this
+    sequence and rebuilt by replaying it; the effects, such as a step's
+    events, travel with the rebuilt path);
+``properties()``
+    a sequence of :class:`Property`;
+``format_action(action)``
+    a one-line label for traces.
+
+Optional attributes: ``fingerprint(state) -> int`` (defaults to ``hash``; a
+model with symmetry reduction returns the hash of a canonical form),
+``check_deadlock`` (default ``True``) and ``is_final(state)`` (a terminal state
+that is not a deadlock).
+
+What each expectation covers
+----------------------------
+``always``
+    checked on every reachable state when it is first discovered; the first
+    (hence shortest, by breadth-first order) violating state is reported.
+    A violating state is not expanded further, so a second property whose only
+    violations lie beyond the first one's violating states is reported only
+    through paths that avoid them.
+``sometimes``
+    a witness: some reachable state satisfies the condition.  A missing
+    witness is reported as missing; it never turns a verdict into ``holds``
+    silently, because the caller decides what a missing witness means.
+``eventually``
+    every maximal behaviour reaches a state satisfying the condition.  After a
+    complete exploration the explorer keeps the subgraph of states where the
+    condition is false and that are reachable from an initial state through
+    such states only; it reports a violation if that subgraph contains a
+    terminal state (a finite behaviour that never satisfies it) or a cycle (an
+    infinite one; the counterexample is a lasso).  Not covered: fairness (a
+    cycle the system could leave is still a violation) and incomplete runs
+    (an ``eventually`` property is never reported as holding when a limit
+    was hit).
+
+States are stored as 60-bit fingerprints (the model's 64-bit hash masked to
+60 bits, which keeps each one a 32-byte int), not as values: two distinct
+states with equal fingerprints would be merged.  The chance is about
+n**2 / 2**61 for n states (about 4e-8 for a million states).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .liveness import EventualGraph
+from .path import Path, replay
+from .properties import DEADLOCK, Property, TransitionSystem, reject_duplicate_names
+from .store import FP_MASK, FingerprintStore
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A property and the shortest behaviour found that violates it."""
+
+    property: Property
+    path: Path
+
+    @property
+    def sentence(self) -> str:
+        """What went wrong, in the property's own words."""
+        return self.property.sentence(self.path.last_state)
+
+
+@dataclass
+class Stats:
+    states: int = 0
+    transitions: int = 0
+    depth: int = 0
+    queue: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Result:
+    """What an exploration established; ``verdict`` is ``holds`` only if it was complete."""
+
+    complete: bool
+    stats: Stats
+    violations: list[Violation] = field(default_factory=list)
+    witnesses: dict[str, Path | None] = field(default_factory=dict)
+    limit: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """``holds`` needs a complete run, no violation and every witness found.
+
+        A witness missing after a complete run means the model cannot reach a
+        state it was declared to reach: ``violated``, never a quiet ``holds``.
+        """
+        if self.violations or (self.complete and self.missing_witnesses):
+            return "violated"
+        return "holds" if self.complete else "incomplete"
+
+    @property
+    def missing_witnesses(self) -> list[str]:
+        return [name for name, path in self.witnesses.items() if path is None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_states: int | None = None
+    max_seconds: float | None = None
+    max_depth: int | None = None
+
+
+class Visitor:
+    """Sees the search as it goes: every stored state once, every transition found.
+
+    ``state(idx, state)`` for a newly stored state (its index in discovery
+    order); ``edge(src, dst, successor)`` for each transition out of an
+    expanded state, with the model's successor tuple ``(action, next_state[,
+    effects])``.  Hooks do nothing by default.  A visitor makes the store keep
+    an index, so it costs memory like an ``eventually`` property.
+    """
+
+    def state(self, idx: int, state) -> None:
+        pass
+
+    def edge(self, src: int, dst: int, successor: tuple) -> None:
+        pass
+
+
+def explore(
+    model: TransitionSystem,
+    limits: Limits = Limits(),
+    progress: Callable[[Stats], None] | None = None,
+    stop_on_violation: bool = False,
+    expand_violating: bool = False,
+    visitor: Visitor | None = None,
+) -> Result:
+    """Explore every reachable state breadth-first and check the model's properties.
+
+    Returns a :class:`Result`; its verdict is ``holds`` only when the whole
+    reachable state space was explored and nothing was violated.
+    ``expand_violating`` keeps exploring beyond violating states, so every
+    property gets its own shortest counterexample even when another property
+    is violated on the way (each property is still reported once).
+
+    Examples
+    --------
+    >>> from acplab.model.engine.twophase import TwoPhase
+    >>> explore(TwoPhase(3)).stats.states
+    288
+    """
+    started = time.perf_counter()
+    fingerprint = getattr(model, "fingerprint", hash)
+    check_deadlock = getattr(model, "check_deadlock", True)
+    is_final = getattr(model, "is_final", None)
+    props = list(model.properties())
+    reject_duplicate_names(props)
+    active_always = [p for p in props if p.expectation == "always"]
+    active_sometimes = [p for p in props if p.expectation == "sometimes"]
+    eventual = [p for p in props if p.expectation == "eventually"]
+    successors = model.successors
+
+    stats = Stats()
+    result = Result(complete=False, stats=stats)
+    result.witnesses = {p.name: None for p in active_sometimes}
+    graph = EventualGraph(eventual) if eventual else None
+    violated: list[tuple[Property, int]] = []
+    witnessed: list[tuple[Property, int]] = []
+
+    def discover(state, idx) -> bool:
+        """Check a newly found state; return whether it may be expanded."""
+        if graph is not None:
+            graph.mark(idx, state)
+        if visitor is not None:
+            visitor.state(idx, state)
+        bad = [p for p in active_always if not p.condition(state)]
+        if bad:
+            for p in bad:
+                active_always.remove(p)
+                violated.append((p, idx))
+            if not expand_violating:
+                return False
+        if active_sometimes:
+            for p in [p for p in active_sometimes if p.condition(state)]:
+                active_sometimes.remove(p)
+                witnessed.append((p, idx))
+        return True
+
+    store = FingerprintStore(track_index=graph is not None or visitor is not None)
+    seen, index, add = store.seen, store.index, store.add
+    parent_of = store.parent
+    frontier = []
+    for ordinal, state in enumerate(model.init_states()):
+        fp = fingerprint(state) & FP_MASK
+        if fp in seen:
+            continue
+        idx = add(fp, -1, ordinal)
+        if graph is not None:
+            graph.inits.append(idx)
+        if discover(state, idx):
+            frontier.append((state, idx))
+    limit = None
+    next_report = started + 0.25
+    depth = 1 if frontier else 0
+    while frontier and limit is None:
+        if stop_on_violation and violated:
+            break
+        if limits.max_depth is not None and depth >= limits.max_depth:
+            limit = f"max depth {limits.max_depth}"
+            break
+        next_frontier = []
+        for n, (state, idx) in enumerate(frontier):
+            count = 0
+            for ordinal, successor in enumerate(successors(state)):
+                nxt = successor[1]
+                count += 1
+                fp = fingerprint(nxt) & FP_MASK
+                if fp in seen:
+                    if graph is not None:
+                        graph.edge(idx, index[fp], ordinal)
+                    if visitor is not None:
+                        visitor.edge(idx, index[fp], successor)
+                    continue
+                new = add(fp, idx, ordinal)
+                expand = discover(nxt, new)
+                if graph is not None:
+                    graph.edge(idx, new, ordinal)
+                if visitor is not None:
+                    visitor.edge(idx, new, successor)
+                if expand:
+                    next_frontier.append((nxt, new))
+            stats.transitions += count
+            if count == 0:
+                if graph is not None:
+                    graph.terminals.append(idx)
+                if check_deadlock and not (is_final and is_final(state)):
+                    violated.append((DEADLOCK, idx))
+                    check_deadlock = False
+            if n & 1023 == 0:
+                now = time.perf_counter()
+                stats.states = len(parent_of)
+                if limits.max_states is not None and stats.states >= limits.max_states:
+                    limit = f"max states {limits.max_states}"
+                    break
+                if limits.max_seconds is not None and now - started >= limits.max_seconds:
+                    limit = f"max seconds {limits.max_seconds:g}"
+                    break
+                if progress is not None and now >= next_report:
+                    stats.depth, stats.queue = depth, len(frontier) - n + len(next_frontier)
+                    stats.seconds = now - started
+                    progress(stats)
+                    next_report = now + 0.5
+        if limit is None:
+            frontier = next_frontier
+            if frontier:
+                depth += 1
+    stats.states = len(parent_of)
+    stats.depth = depth
+    stats.queue = 0
+    complete = limit is None and not frontier
+    result.complete = complete and not (stop_on_violation and violated)
+    result.limit = limit
+    for p, idx in violated:
+        result.violations.append(Violation(p, replay(model, store.ordinals_to(idx))))
+    for p, idx in witnessed:
+        result.witnesses[p.name] = replay(model, store.ordinals_to(idx))
+    if graph is not None and result.complete:
+        for p, ordinals, loop in graph.violations(store):
+            result.violations.append(Violation(p, replay(model, ordinals, loop)))
+    stats.seconds = time.perf_counter() - started
+    return result
