@@ -92,7 +92,7 @@ def complete_path(model, path, limit: int = 200):
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
     """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
-    from acplab.model.capture import dump_capture
+    from acplab.model.wire.capture import dump_capture
     from acplab.model.render import mermaid, text_trace as acp_trace, wire_records
 
     folder = fresh_out_dir(out, stem)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-C2A = "client->agent"
-A2C = "agent->client"
+from acplab.model.wire.capture import A2C, C2A  # noqa: F401 - the directions, named once
 
 
 class Send(NamedTuple):
@@ -133,5 +132,3 @@ class Replayed(NamedTuple):
 class Restart(NamedTuple):
     kind: str = "restart"
 
-
-WIRE_KINDS = frozenset({"send", "deliver", "drop", "cut", "connect"})

@@ -15,6 +15,7 @@ reasoning) and say so.
 from __future__ import annotations
 
 from acplab.model.events import A2C, C2A
+from acplab.model.wire.capture import conn_label as _conn
 from acplab.model.state import World
 
 TERMINAL_TOOL = ("completed", "failed", "cancelled")
@@ -55,13 +56,6 @@ def _sent_update(event, *kinds):
         return None
     update = event.msg.update
     return update if update.kind in kinds else None
-
-
-def _conn(c) -> str:
-    """A connection's label: the capture's own string, or ``c1``/``c1.2`` for a model pair."""
-    if isinstance(c, str):
-        return c
-    return f"c{c[0] + 1}" + (f".{c[1]}" if c[1] else "")
 
 
 def _entry_of(world: World, sub):

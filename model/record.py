@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 
-from acplab.model.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, NOT_JSON, CaptureWriter, last_seq
+from acplab.model.wire.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, NOT_JSON, CaptureWriter, last_seq
 from acplab.model.errors import InputError
 
 READ_SIZE = 1 << 18

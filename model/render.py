@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from acplab.model import wire
 from acplab.model.events import A2C, C2A
-
-
-def conn_name(conn) -> str:
-    """``c1`` for client 0's first connection, ``c1.2`` after its second reconnect."""
-    client, epoch = conn
-    return f"c{client + 1}" + (f".{epoch}" if epoch else "")
+from acplab.model.wire.capture import conn_label
 
 
 def describe(msg) -> str:
@@ -66,24 +61,24 @@ def describe_event(e) -> str | None:
     """One trace line for an event, or None for events the trace leaves out."""
     k = e.kind
     if k == "send":
-        who = conn_name(e.conn)
+        who = conn_label(e.conn)
         lost = "  (lost: connection closed)" if e.lost else ""
         if e.dir == C2A:
             return f"{who} -> agent  sends {describe(e.msg)}{lost}"
         return f"agent -> {who}  sends {describe(e.msg)}{lost}"
     if k == "deliver":
-        return f"{'agent' if e.dir == C2A else conn_name(e.conn)} receives {describe(e.msg)}"
+        return f"{'agent' if e.dir == C2A else conn_label(e.conn)} receives {describe(e.msg)}"
     if k == "drop":
-        return f"lost in the network: {describe(e.msg)} ({conn_name(e.conn)}, {e.dir})"
+        return f"lost in the network: {describe(e.msg)} ({conn_label(e.conn)}, {e.dir})"
     if k == "cut":
-        return f"connection {conn_name(e.conn)} closed; {len(e.lost)} message(s) in flight lost"
+        return f"connection {conn_label(e.conn)} closed; {len(e.lost)} message(s) in flight lost"
     if k == "connect":
-        return f"connection {conn_name(e.conn)} opened"
+        return f"connection {conn_label(e.conn)} opened"
     if k == "insert":
-        who = f" from {conn_name(e.sub[:2])} #{e.sub[2]}" if e.sub else ""
+        who = f" from {conn_label(e.sub[:2])} #{e.sub[2]}" if e.sub else ""
         return f"[internal] {e.origin} inserted as {e.mid}{who}{'' if e.retained else ' (live-only)'}"
     if k == "reject":
-        return f"[internal] prompt {conn_name(e.sub[:2])} #{e.sub[2]} rejected before insertion"
+        return f"[internal] prompt {conn_label(e.sub[:2])} #{e.sub[2]} rejected before insertion"
     if k == "work_start":
         return f"[internal] foreground work starts for {', '.join(e.mids)}"
     if k == "work_end":
@@ -125,7 +120,7 @@ def wire_records(steps) -> list[dict]:
         for e in events:
             if e.kind == "send" and not e.lost:
                 seq += 1
-                out.append({"seq": seq, "t": float(n), "conn": conn_name(e.conn), "dir": e.dir, "msg": wire.encode(e.msg)})
+                out.append({"seq": seq, "t": float(n), "conn": conn_label(e.conn), "dir": e.dir, "msg": wire.encode(e.msg)})
     return out
 
 
@@ -206,9 +201,9 @@ def _mermaid_event(e) -> str | None:
         c = f"C{e.conn[0] + 1}"
         return f"A--x{c}: {_escape(describe(e.msg))} (connection closed)" if e.dir == A2C else None
     if k == "cut":
-        return f"Note over C{e.conn[0] + 1},A: connection {conn_name(e.conn)} cut"
+        return f"Note over C{e.conn[0] + 1},A: connection {conn_label(e.conn)} cut"
     if k == "connect":
-        return f"Note over C{e.conn[0] + 1},A: connection {conn_name(e.conn)} opened"
+        return f"Note over C{e.conn[0] + 1},A: connection {conn_label(e.conn)} opened"
     if k in ("insert", "reject", "fail", "work_end", "execute", "restart") or (k == "replayed" and e.original != e.sent):
         return f"Note over A: {_escape(describe_event(e).replace('[internal] ', ''))}"
     if k == "bind":

@@ -31,7 +31,8 @@ from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from acplab.model.events import A2C, C2A  # noqa: E402
-from acplab.model.render import conn_name, describe, describe_event, send_endings  # noqa: E402
+from acplab.model.wire.capture import conn_label  # noqa: E402
+from acplab.model.render import describe, describe_event, send_endings  # noqa: E402
 
 FONT = "DejaVu Sans"
 NOTE_KINDS = ("insert", "reject", "fail", "work_end", "execute", "restart", "replayed")
@@ -154,7 +155,7 @@ def layout(steps, clients: int) -> Layout:
                 if e.lost:
                     r = fresh()
                     out.rows[r].append(Item("lost", src, r, src + (dst - src) * 0.45, r,
-                                            f"{describe(e.msg)} (connection {conn_name(e.conn)} closed)", "#a40000",
+                                            f"{describe(e.msg)} (connection {conn_label(e.conn)} closed)", "#a40000",
                                             dashed=e.dir == A2C, xm=(src + dst) / 2))
                     continue
                 end = done.get((n, i))
@@ -194,12 +195,12 @@ def layout(steps, clients: int) -> Layout:
                         out.slanted.append(Item("lost", src, y0, src + (dst - src) * 0.5, r, "", "#a40000",
                                                 dashed=msg_dir == A2C))
                 lost = len(e.lost)
-                text = f"connection {conn_name(e.conn)} cut" + (f": {lost} message(s) in flight lost" if lost else "")
+                text = f"connection {conn_label(e.conn)} cut" + (f": {lost} message(s) in flight lost" if lost else "")
                 out.rows[r].append(Item("line", xs(c), r, agent_x, r, text, "#a40000", dashed=True))
             elif k == "connect":
                 c = e.conn[0]
                 r = fresh()
-                out.rows[r].append(Item("line", xs(c), r, agent_x, r, f"connection {conn_name(e.conn)} opened",
+                out.rows[r].append(Item("line", xs(c), r, agent_x, r, f"connection {conn_label(e.conn)} opened",
                                         "#1b7f3b", dashed=True))
             elif k in NOTE_KINDS or k == "bind":
                 text = describe_event(e)

@@ -42,7 +42,7 @@ Decisions
   line later in an otherwise good capture (truncated last line, seq out of
   order, unknown dir) is a ``CaptureFormat`` violation with ``FILE:LINE`` and
   checking goes on (exit 1).
-* Connection labels ``cN`` / ``cN.E`` (the model's, see ``render.conn_name``)
+* Connection labels ``cN`` / ``cN.E`` (the model's, see ``wire.capture.conn_label``)
   map to the model's ``(client, epoch)`` tuples; the first record on ``cN.E``
   is taken as the close (``Cut``) of that client's earlier connections, as in
   the model, where a reconnect follows a cut. Other labels get synthetic
@@ -62,7 +62,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acplab.model import wire
-from acplab.model.capture import CaptureError, CaptureRecord, dump_capture, iter_capture_lenient
+from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as _conn, dump_capture, iter_capture_lenient, parse_conn_label
+from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
 from acplab.model.errors import InputError
 from acplab.model.events import A2C, C2A, Cut, Send
 from acplab.model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
@@ -70,11 +71,6 @@ from acplab.model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
 WINDOW = 20
 MAX_PER_PROPERTY = 10
 LABEL_CHARS = 120
-
-#: request methods the codec models; others (initialize, fs/*, session/load...) are passed over
-MODELLED_REQUESTS = frozenset({
-    "session/new", "session/prompt", "session/resume", "session/close", "session/request_permission",
-})
 
 V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 
@@ -181,10 +177,6 @@ class _Fast:
 
     def at_end(self):
         return ()
-
-
-def _conn(c) -> str:
-    return f"c{c[0] + 1}" + (f".{c[1]}" if c[1] else "")
 
 
 def _update(e, *kinds):
@@ -401,7 +393,6 @@ def get_trace_spec(name: str) -> TraceSpec:
 # --------------------------------------------------------------------------- the checker
 
 _RULE_TAG = re.compile(r"\(([A-Z]\d+(?:/[A-Z]\d+)*)\)")
-_MODEL_LABEL = re.compile(r"^c([1-9]\d*)(?:\.(\d+))?$")
 _SYNTHETIC = 1_000_000
 _SYNTH_TEXT = re.compile(r"\bc(\d{7,})\b")
 
@@ -429,7 +420,7 @@ class _Checker:
         self.labels: dict[str, tuple[int, int]] = {}
         self.synthetic: dict[str, str] = {}  # rendered synthetic name -> capture label
         self.epochs: dict[int, list[tuple[int, int]]] = {}  # client -> model conns seen
-        self.pending: dict = {}  # (label, requester dir) -> {rid: method}
+        self.requests = RequestTracker()  # keyed by the capture's own connection labels
         self.window: deque[CaptureRecord] = deque(maxlen=WINDOW)
         self.found: list[tuple] = []  # (property, rules, description, sentence, seqs, line, n, window)
         self.counts: dict[str, int] = {}
@@ -443,8 +434,7 @@ class _Checker:
         c = self.labels.get(label)
         if c is not None:
             return c
-        m = _MODEL_LABEL.match(label)
-        c = (int(m.group(1)) - 1, int(m.group(2) or 0)) if m else None
+        c = parse_conn_label(label)
         if c is None or c in self.labels.values():
             c = (_SYNTHETIC + len(self.synthetic), 0)
             self.synthetic[_conn(c)] = label
@@ -497,22 +487,19 @@ class _Checker:
         response_to = None
         if "method" in msg and "id" in msg and isinstance(method, str):
             rid = msg["id"]
-            if isinstance(rid, (int, str)) and not isinstance(rid, bool):
-                pending = self.pending.setdefault((rec.conn, rec.dir), {})
-                if rid in pending:
+            if usable_id(rid):
+                earlier = self.requests.request(rec.conn, rec.dir, rid, method)
+                if earlier is not None:
                     self.report(self.p19.name, self.p19.rules, self.p19.description,
                                 f"{rec.dir.split('->')[0]} on {rec.conn} reuses id {_short(repr(rid), 40)} "
-                                f"while its {pending[rid]} request with that id is pending", [rec.seq], rec)
-                pending[rid] = method
+                                f"while its {earlier} request with that id is pending", [rec.seq], rec)
             if method not in MODELLED_REQUESTS:
                 self.skipped += 1
                 return
         elif "method" not in msg:
             rid = msg.get("id")
-            requester = C2A if rec.dir == A2C else A2C
-            if isinstance(rid, (int, str)) and not isinstance(rid, bool):
-                pending = self.pending.get((rec.conn, requester))
-                response_to = pending.pop(rid, None) if pending else None
+            if usable_id(rid):
+                response_to = self.requests.response(rec.conn, rec.dir, rid)
                 if response_to is not None and response_to not in MODELLED_REQUESTS:
                     self.skipped += 1
                     return
@@ -595,8 +582,8 @@ def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
         v.files = [str(mmd), str(jsonl)]
 
 
-def _label(rec: CaptureRecord, requests: dict, version: str = "v2") -> str:
-    """A diagram label; ``requests`` maps (conn, dir, id) to the method of requests seen in the window."""
+def _label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") -> str:
+    """A diagram label; ``requests`` pairs responses with the requests seen in the window."""
     from acplab.model.render import describe
 
     if rec.msg is None:
@@ -604,12 +591,12 @@ def _label(rec: CaptureRecord, requests: dict, version: str = "v2") -> str:
     try:
         method = rec.msg.get("method")
         rid = rec.msg.get("id")
-        hashable = isinstance(rid, (int, str))
+        hashable = usable_id(rid)
         if isinstance(method, str) and hashable:
-            requests[(rec.conn, rec.dir, rid)] = method
+            requests.request(rec.conn, rec.dir, rid, method)
         response_to = None
         if method is None and hashable:
-            response_to = requests.pop((rec.conn, C2A if rec.dir == A2C else A2C, rid), None)
+            response_to = requests.response(rec.conn, rec.dir, rid)
         if isinstance(method, str) and method not in MODELLED_REQUESTS and hashable:
             return f"{method} #{rid}"
         if response_to is not None and response_to not in MODELLED_REQUESTS:
@@ -634,7 +621,7 @@ def mermaid_window(window, v: TraceViolation, version: str = "v2") -> str:
             lines.append(f"    participant {ids[rec.conn]} as client {_escape(_short(rec.conn, 30))}")
     lines.append("    participant A as agent")
     offending = set(v.seq)
-    requests: dict = {}
+    requests = RequestTracker()
     for rec in window:
         c = ids[rec.conn]
         mark = "✗ " if rec.seq in offending else ""

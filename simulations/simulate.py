@@ -120,7 +120,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
     from acplab.model import wire
-    from acplab.model.capture import dump_capture
+    from acplab.model.wire.capture import dump_capture
     from acplab.model.monitors import ALL_MONITORS
     from acplab.model.render import conn_name, mermaid, text_trace
 

@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from acplab.model.capture import (
+from acplab.model.wire.capture import (
     AGENT_TO_CLIENT,
     CLIENT_TO_AGENT,
     CaptureError,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acplab.model.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, read_capture
+from acplab.model.wire.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, read_capture
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import pytest
 
 from acplab.model import tracecheck
 from acplab.model.acp import AcpModel
-from acplab.model.capture import dump_capture
+from acplab.model.wire.capture import dump_capture
 from acplab.model.checking import acp_model, complete_path
 from acplab.model.errors import InputError
 from acplab.model.engine import Limits, Path as ExplorePath, explore

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple, Union
 
@@ -26,6 +27,29 @@ from acplab.model.errors import InputError
 CLIENT_TO_AGENT = "client->agent"
 AGENT_TO_CLIENT = "agent->client"
 DIRECTIONS = (CLIENT_TO_AGENT, AGENT_TO_CLIENT)
+#: short names for the two directions, as the model's events use them
+C2A, A2C = CLIENT_TO_AGENT, AGENT_TO_CLIENT
+
+_MODEL_CONN = re.compile(r"^c([1-9]\d*)(?:\.(\d+))?$")
+
+
+def conn_label(conn) -> str:
+    """The capture's name of a connection: a capture's own string as it is, or ``c1`` / ``c1.2``.
+
+    A model connection is ``(client index, epoch)``: client 0's first connection
+    is ``c1``, its connection after the second reconnect ``c1.2``.  This is the
+    one place that names connections; traces, diagrams and monitors use it.
+    """
+    if isinstance(conn, str):
+        return conn
+    client, epoch = conn
+    return f"c{client + 1}" + (f".{epoch}" if epoch else "")
+
+
+def parse_conn_label(label: str) -> tuple[int, int] | None:
+    """The model connection a ``cN`` / ``cN.E`` label names, or None for any other label."""
+    m = _MODEL_CONN.match(label)
+    return (int(m.group(1)) - 1, int(m.group(2) or 0)) if m else None
 
 NOT_JSON = "not JSON"
 

@@ -1,0 +1,12 @@
+"""The wire layer: message values, the JSON-RPC codec, request pairing and the capture format.
+
+``from acplab.model import wire`` gives the values and ``encode`` / ``decode``;
+:mod:`.capture` reads and writes recorded traffic; :mod:`.pairing` matches
+responses to requests.
+"""
+
+from .codec import decode, encode, is_notification, is_request, is_response, method_of, rid_of
+from .values import *  # noqa: F403 - the value classes are this layer's vocabulary
+from .values import __all__ as _values_all
+
+__all__ = [*_values_all, "decode", "encode", "is_notification", "is_request", "is_response", "method_of", "rid_of"]
