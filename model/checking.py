@@ -25,7 +25,7 @@ def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out,
 
 def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
     """Check a v1<->v2 bridge model (B1-B8); ``--spec rfd`` is the conforming bridge, else a mutant."""
-    from acplab.model.bridges import BRIDGE_MODELS, MUTANTS
+    from acplab.model.acp.bridges import BRIDGE_MODELS, MUTANTS
     from acplab.model.errors import InputError
 
     if mutant != "rfd" and mutant not in MUTANTS[name]:
@@ -41,10 +41,10 @@ def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> 
 
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides."""
-    from acplab.model.acp import AcpModel
-    from acplab.model.scenarios import DEFAULT, get_scenario
-    from acplab.model.spec import get_spec
-    from acplab.model.witnesses import WITNESSES
+    from acplab.model.acp.model import AcpModel
+    from acplab.model.acp.scenarios import DEFAULT, get_scenario
+    from acplab.model.acp.spec import get_spec
+    from acplab.model.acp.witnesses import WITNESSES
 
     spec = get_spec(spec_name)
     scenario = get_scenario(scenario_name) if scenario_name else DEFAULT

@@ -117,7 +117,7 @@ def trace_check(file, spec, as_json, out):
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def specs(as_json):
     """List the spec variants and mutants, one line each."""
-    from acplab.model.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
+    from acplab.model.acp.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
 
     rows = []
     for name, spec in SPECS.items():
@@ -129,8 +129,8 @@ def specs(as_json):
 
 def _spec_rules(name: str) -> tuple[str, ...]:
     """The rules a mutant breaks: those of the monitor that must catch it."""
-    from acplab.model.monitors import ALL_MONITORS
-    from acplab.model.spec import SPECS
+    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.spec import SPECS
 
     breaks = SPECS[name].breaks
     return next((m.rules for m in ALL_MONITORS if m.name == breaks), ())
@@ -140,7 +140,7 @@ def _spec_rules(name: str) -> tuple[str, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def scenarios(as_json):
     """List the named scenarios with their rule IDs, one line each."""
-    from acplab.model.scenarios import SCENARIOS
+    from acplab.model.acp.scenarios import SCENARIOS
 
     rows = [
         {"name": s.name, "description": s.description, "rules": list(s.rules), "witnesses": list(s.witnesses),
@@ -261,7 +261,7 @@ def matrix(specs, as_json, out, jobs, max_seconds, quiet):
 
     from acplab.model import matrix as mx
     from acplab.model.report import fresh_out_dir, print_json
-    from acplab.model.spec import get_spec
+    from acplab.model.acp.spec import get_spec
 
     for name in specs:
         get_spec(name)

@@ -28,13 +28,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from acplab.model.acp import AcpModel
+from acplab.model.acp.model import AcpModel
 from acplab.model.checking import complete_path
 from acplab.model.engine import Limits, explore
 from acplab.model.render import mermaid
-from acplab.model.scenarios import SCENARIOS
+from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.seqdiagram import draw_sequence
-from acplab.model.spec import FINDINGS, RFD, SPECS
+from acplab.model.acp.spec import FINDINGS, RFD, SPECS
 from acplab.model.stategraph import (
     AGENT_BOUNDS,
     CLIENT_BOUNDS,
@@ -43,7 +43,7 @@ from acplab.model.stategraph import (
     draw_states,
     mermaid_states,
 )
-from acplab.model.witnesses import WITNESSES
+from acplab.model.acp.witnesses import WITNESSES
 
 COMMAND = "acplab figures"
 #: exploration depths tried in turn to find a witness (the breadth-first path is the

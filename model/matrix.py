@@ -19,11 +19,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from acplab.model.acp import AcpModel
+from acplab.model.acp.model import AcpModel
 from acplab.model.engine import Limits, explore
-from acplab.model.monitors import ALL_MONITORS
-from acplab.model.scenarios import SCENARIOS
-from acplab.model.spec import RFD, SPECS, VARIANTS
+from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.spec import RFD, SPECS, VARIANTS
 
 #: (scenario, bound overrides): small runs that carry the RFD's arguments:
 #: several clients, lost responses, failures seen live and after a resume,

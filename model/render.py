@@ -8,7 +8,7 @@ counterexample can be fed back to ``acplab trace check``.
 from __future__ import annotations
 
 from acplab.model import wire
-from acplab.model.events import A2C, C2A
+from acplab.model.acp.events import A2C, C2A
 from acplab.model.wire.capture import conn_label
 
 

@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
-from acplab.model.events import A2C, C2A  # noqa: E402
+from acplab.model.acp.events import A2C, C2A  # noqa: E402
 from acplab.model.wire.capture import conn_label  # noqa: E402
 from acplab.model.render import describe, describe_event, send_endings  # noqa: E402
 

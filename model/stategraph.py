@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from acplab.model.acp import AcpModel, Bounds
+from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.engine import Limits, Visitor, explore
 from acplab.model.render import describe
-from acplab.model.spec import RFD, Spec
+from acplab.model.acp.spec import RFD, Spec
 
 #: the bound on stored states; a larger graph is cut off and reported as incomplete
 MAX_NODES = 200_000

@@ -63,16 +63,16 @@ from pathlib import Path
 
 from acplab.model import wire
 from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as _conn, dump_capture, iter_capture_lenient, parse_conn_label
+from acplab.model.wire.values import V1_STOP_REASONS
 from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
 from acplab.model.errors import InputError
-from acplab.model.events import A2C, C2A, Cut, Send
-from acplab.model.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
+from acplab.model.acp.events import A2C, C2A, Cut, Send
+from acplab.model.acp.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
 
 WINDOW = 20
 MAX_PER_PROPERTY = 10
 LABEL_CHARS = 120
 
-V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 
 
 # --------------------------------------------------------------------------- results

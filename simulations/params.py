@@ -54,8 +54,8 @@ class SimParams:
     disable_monitors: tuple[str, ...] = ()
 
     def validate(self) -> "SimParams":
-        from acplab.model.monitors import ALL_MONITORS
-        from acplab.model.spec import get_spec
+        from acplab.model.acp.monitors import ALL_MONITORS
+        from acplab.model.acp.spec import get_spec
 
         get_spec(self.spec)
         for name in ("clients", "sessions"):

@@ -33,11 +33,11 @@ from typing import NamedTuple
 
 import simpy
 
-from acplab.model import agent as ag
-from acplab.model.acp import AcpModel, Action, Bounds, quiescent
-from acplab.model.events import C2A
-from acplab.model.monitors import ALL_MONITORS
-from acplab.model.spec import get_spec
+from acplab.model.acp import agent as ag
+from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
+from acplab.model.acp.events import C2A
+from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.spec import get_spec
 from acplab.simulations.metrics import RunMetrics
 from acplab.simulations.params import CONTENTS, SimParams
 

@@ -121,8 +121,9 @@ def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
     from acplab.model import wire
     from acplab.model.wire.capture import dump_capture
-    from acplab.model.monitors import ALL_MONITORS
-    from acplab.model.render import conn_name, mermaid, text_trace
+    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.render import mermaid, text_trace
+    from acplab.model.wire.capture import conn_label
 
     timed = run.steps[: violation.step]
     steps = [(action, events) for _t, action, events in timed]
@@ -135,7 +136,7 @@ def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]
         for e in events:
             if e.kind == "send" and not e.lost:
                 seq += 1
-                records.append({"seq": seq, "t": round(t * 1000.0, 3), "conn": conn_name(e.conn), "dir": e.dir,
+                records.append({"seq": seq, "t": round(t * 1000.0, 3), "conn": conn_label(e.conn), "dir": e.dir,
                                 "msg": wire.encode(e.msg)})
     base = folder / violation.monitor
     paths = [base.with_suffix(".txt"), base.with_suffix(".jsonl"), base.with_suffix(".mmd")]

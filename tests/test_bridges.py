@@ -2,7 +2,7 @@
 
 import pytest
 
-from acplab.model.bridges import BRIDGE_MODELS, MUTANTS, V1AgentBehindBridge, V2AgentBehindBridge, format_message
+from acplab.model.acp.bridges import BRIDGE_MODELS, MUTANTS, V1AgentBehindBridge, V2AgentBehindBridge, format_message
 from acplab.model.engine import explore
 from acplab.model.wire import ErrorResponse
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from acplab.model import events as ev
-from acplab.model.acp import Action
+from acplab.model.acp import events as ev
+from acplab.model.acp.model import Action
 from acplab.model.figures import check_mermaid, compare, generate
 from acplab.model.seqdiagram import draw_sequence, layout
 from acplab.model.stategraph import (
@@ -71,7 +71,7 @@ def test_the_variant_matrix_is_pinned(fresh):
     """The regeneration ran the whole variant matrix: a flipped cell or a changed shortest length fails here."""
     import json
 
-    from acplab.model.spec import VARIANTS
+    from acplab.model.acp.spec import VARIANTS
 
     matrix = json.loads((fresh / "matrix" / "matrix.json").read_text())
     expected = json.loads((ROOT / "tests" / "fixtures" / "matrix_expected.json").read_text())

@@ -5,12 +5,12 @@ import json
 import pytest
 
 from acplab.model import wire
-from acplab.model.acp import AcpModel, Bounds
+from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.engine import Limits, explore
 from acplab.model.render import mermaid, text_trace, wire_records
-from acplab.model.scenarios import SCENARIOS
-from acplab.model.spec import FINDINGS, MUTANTS, RFD, SPECS
-from acplab.model.witnesses import WITNESSES
+from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
+from acplab.model.acp.witnesses import WITNESSES
 
 SLOW = {"default", "multi-client", "cancellation"}
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from acplab.model.acp import AcpModel, Bounds
+from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.render import text_trace
-from acplab.model.spec import SPECS
+from acplab.model.acp.spec import SPECS
 
 BIG = Bounds(
     clients=3, prompts=5, contents=("hi", "/compact"), drops=2, disconnects=2, cancels=2, cancel_requests=2,

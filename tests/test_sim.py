@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from acplab.model.spec import SPECS
+from acplab.model.acp.spec import SPECS
 from acplab.simulations.params import SimParams
 from acplab.simulations.runtime import Session, build_model, run_seed
 from acplab.simulations.simulate import simulate

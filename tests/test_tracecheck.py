@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from acplab.model import tracecheck
-from acplab.model.acp import AcpModel
+from acplab.model.acp.model import AcpModel
 from acplab.model.wire.capture import dump_capture
 from acplab.model.checking import acp_model, complete_path
 from acplab.model.errors import InputError
 from acplab.model.engine import Limits, Path as ExplorePath, explore
-from acplab.model.monitors import ALL_MONITORS
+from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.render import wire_records
-from acplab.model.scenarios import SCENARIOS
-from acplab.model.spec import FINDINGS, MUTANTS
+from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.spec import FINDINGS, MUTANTS
 from acplab.model.tracecheck import check_capture
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,6 +13,7 @@ import json
 from typing import Any, NamedTuple, Optional, Union
 
 __all__ = [
+    "V1_STOP_REASONS",
     "VERSIONS",
     "WireError",
     "JsonNull",
@@ -54,6 +55,9 @@ __all__ = [
 ]
 
 VERSIONS = ("v2", "v2-draft", "v1")
+
+#: v1's closed ``StopReason`` enum (W14): no ``error``, no custom values
+V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 """Dialects accepted by :func:`decode` (only the prompt response differs, D1/W14)."""
 
 

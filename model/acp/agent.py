@@ -18,16 +18,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model import events as ev
-from acplab.model.spec import Spec
-from acplab.model.state import SESSION, Agent, Entry, Req, Work, replace_at
+from acplab.model.acp import events as ev
+from acplab.model.acp.spec import Spec
+from acplab.model.acp.state import SESSION, Agent, Entry, Req, Work, replace_at
 from acplab.model.wire import (
     Notice,
     PromptResultV1,
     UnknownUpdate,
     canonical_json,
     CancelRequest,
-    CancelSession,
     ErrorObject,
     ErrorResponse,
     PermissionResult,
@@ -285,6 +284,10 @@ def _settle(agent: Agent, i: int, req: Req) -> Agent:
 
 def _tool_id(work: Work) -> str:
     return "t" + work.mids[0][1:]
+
+
+#: every named step of foreground work (:func:`work_step`)
+WORK_STEPS = ("output", "start_tool", "ask_permission", "complete_tool", "finish", "end_cancelled", "fail")
 
 
 def work_steps(agent: Agent, opts: Options, can_fail: bool) -> list[str]:

@@ -132,3 +132,11 @@ class Replayed(NamedTuple):
 class Restart(NamedTuple):
     kind: str = "restart"
 
+
+
+class Action(NamedTuple):
+    """One step of one actor: ``actor`` is "net", "agent" or "client"; ``args`` say which one and what."""
+
+    actor: str
+    name: str
+    args: tuple = ()

@@ -1,25 +1,30 @@
 """The ACP v2 prompt-lifecycle model as a transition system for the explorer.
 
-One session; an agent (adapter + runtime, :mod:`model.agent`); 1..N clients
-(:mod:`model.client`), each on its own connection with a FIFO channel each
-way (:mod:`model.network` semantics below); fault budgets for drops,
-connection cuts, failures and restarts.  A step is one action of one actor;
-its events feed the rule monitors (:mod:`model.monitors`), whose bookkeeping
-is part of the state.  A violating state records the monitor's sentence and
-is not expanded.
+One session; an agent (adapter + runtime, :mod:`.agent`); 1..N clients
+(:mod:`.client`), each on its own connection with a channel each way
+(:mod:`.network`: FIFO by default, optionally unordered); fault budgets for
+drops, connection cuts, failures and restarts.  A step is one action of one
+actor, dispatched through an explicit table; its events feed the rule
+monitors (:mod:`.monitors`), whose bookkeeping is part of the state.  A
+violating state records the monitor's sentence and is not expanded.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model import agent as ag
-from acplab.model import client as cl
-from acplab.model import events as ev
+from functools import partial
+
 from acplab.model.engine import Property, always, sometimes
-from acplab.model.monitors import ALL_MONITORS, Monitor
-from acplab.model.spec import Spec
-from acplab.model.state import Agent, Budget, Client, Link, World, replace_at
+
+from . import agent as ag
+from . import client as cl
+from . import events as ev
+from . import network as net
+from .events import Action
+from .monitors import ALL_MONITORS, Monitor
+from .spec import Spec
+from .state import Agent, Budget, Client, Link, World, replace_at
 
 
 class Bounds(NamedTuple):
@@ -41,22 +46,18 @@ class Bounds(NamedTuple):
     tools: bool = False
     permission: bool = False
     output: bool = False
+    #: FIFO channels (stdio, a WebSocket); False lets any message in a channel arrive next
+    ordered: bool = True
 
     def options(self) -> ag.Options:
         return ag.Options(self.chunks, self.retain, self.retain_commands, self.tools, self.permission, self.output)
-
-
-class Action(NamedTuple):
-    actor: str
-    name: str
-    args: tuple = ()
 
 
 def quiescent(w: World) -> bool:
     """Nothing in flight, no work, no prompt pending at the agent: the world is at rest."""
     if w.agent.work is not None or w.agent.reqs:
         return False
-    return all(not link.to_agent and not link.to_client for link in w.links)
+    return not net.in_flight(w)
 
 
 class AcpModel:
@@ -78,10 +79,10 @@ class AcpModel:
         for k, m in enumerate(monitors):
             for kind in m.kinds:
                 self._by_kind.setdefault(kind, []).append((k, m))
-        self._handlers: dict = {}
+        self._handlers = self._dispatch_table()
         self._resting = [(k, m) for k, m in enumerate(monitors) if type(m).at_rest is not Monitor.at_rest]
         if symmetry:
-            from acplab.model.symmetry import canonical_hasher
+            from acplab.model.acp.symmetry import canonical_hasher
 
             self.fingerprint = canonical_hasher(monitors)
 
@@ -124,23 +125,7 @@ class AcpModel:
         return acts
 
     def _network_actions(self, w: World) -> list[Action]:
-        acts = []
-        b = w.budget
-        for c, link in enumerate(w.links):
-            if not link.up:
-                continue
-            if link.to_agent:
-                acts.append(Action("net", "deliver_to_agent", (c,)))
-            if link.to_client:
-                acts.append(Action("net", "deliver_to_client", (c,)))
-            if b.drops:
-                if link.to_agent:
-                    acts.append(Action("net", "drop_to_agent", (c,)))
-                if link.to_client:
-                    acts.append(Action("net", "drop_to_client", (c,)))
-            if b.cuts:
-                acts.append(Action("net", "cut", (c,)))
-        return acts
+        return [Action("net", name, args) for name, args in net.network_steps(w, self.bounds.ordered)]
 
     def _agent_actions(self, w: World) -> list[Action]:
         a = w.agent
@@ -191,12 +176,33 @@ class AcpModel:
 
     # -- one step ------------------------------------------------------------
 
+    def _dispatch_table(self) -> dict:
+        """``(actor, action name) -> handler``: every kind of step the model can take."""
+        table = {
+            ("net", "deliver_to_agent"): self._net_deliver_to_agent,
+            ("net", "deliver_to_client"): self._net_deliver_to_client,
+            ("net", "drop_to_agent"): self._net_drop_to_agent,
+            ("net", "drop_to_client"): self._net_drop_to_client,
+            ("net", "cut"): self._net_cut,
+            ("agent", "insert"): self._agent_insert,
+            ("agent", "reject"): self._agent_reject,
+            ("agent", "echo"): self._agent_echo,
+            ("agent", "answer"): self._agent_answer,
+            ("agent", "import"): self._agent_import,
+            ("agent", "restart"): self._agent_restart,
+            ("client", "submit"): self._client_submit,
+            ("client", "cancel"): self._client_cancel,
+            ("client", "cancel_request"): self._client_cancel_request,
+            ("client", "answer_permission"): self._client_answer_permission,
+            ("client", "reconnect"): self._client_reconnect,
+        }
+        for step in ag.WORK_STEPS:
+            table[("agent", step)] = partial(self._agent_work_step, step)
+        return table
+
     def step(self, w: World, a: Action) -> tuple[World, list]:
         """Apply action ``a``; return the next world and the step's events."""
-        handler = self._handlers.get((a.actor, a.name))
-        if handler is None:
-            handler = self._handlers[(a.actor, a.name)] = getattr(self, f"_{a.actor}_{a.name}")
-        after, events = handler(w, *a.args)
+        after, events = self._handlers[(a.actor, a.name)](w, *a.args)
         return self._monitor(w, after, events), events
 
     def _monitor(self, before: World, after: World, events: list) -> World:
@@ -223,80 +229,47 @@ class AcpModel:
         return after
 
     def _epochs(self, w: World) -> tuple[int, ...]:
-        return tuple(link.epoch for link in w.links)
+        return net.epochs(w)
 
     def _route(self, w: World, events: list) -> tuple[World, list]:
-        """Put every ``Send`` on its connection's channel; a send on a dead connection is lost."""
-        links = list(w.links)
-        routed = []
-        for e in events:
-            if e.kind != "send":
-                routed.append(e)
-                continue
-            c, epoch = e.conn
-            link = links[c]
-            if not link.up or link.epoch != epoch:
-                routed.append(e._replace(lost=True))
-                continue
-            if e.dir == ev.A2C:
-                links[c] = link._replace(to_client=link.to_client + (e.msg,))
-            else:
-                # The wire is observed on the agent's side of a proxy, if there is one.
-                e = e._replace(msg=_through_proxy(e.msg, self.spec.proxy_id_offset))
-                links[c] = link._replace(to_agent=link.to_agent + (e.msg,))
-            routed.append(e)
-        return w._replace(links=tuple(links)), routed
+        return net.route(w, events, self.spec.proxy_id_offset)
 
     # network
 
-    def _net_deliver_to_agent(self, w: World, c: int):
-        link = w.links[c]
-        msg, rest = link.to_agent[0], link.to_agent[1:]
-        w = w._replace(links=replace_at(w.links, c, link._replace(to_agent=rest)))
-        agent, out = ag.receive(w.agent, c, link.epoch, msg, self.spec, self.opts, self._epochs(w))
+    def _net_deliver_to_agent(self, w: World, c: int, position: int = 0):
+        w, msg, epoch = net.take(w, c, True, position)
+        agent, out = ag.receive(w.agent, c, epoch, msg, self.spec, self.opts, self._epochs(w))
         w, out = self._route(w._replace(agent=agent), out)
-        return w, [ev.Deliver((c, link.epoch), ev.C2A, msg)] + out
+        return w, [ev.Deliver((c, epoch), ev.C2A, msg)] + out
 
-    def _net_deliver_to_client(self, w: World, c: int):
-        link = w.links[c]
-        msg, rest = link.to_client[0], link.to_client[1:]
-        w = w._replace(links=replace_at(w.links, c, link._replace(to_client=rest)))
-        msg = _through_proxy(msg, -self.spec.proxy_id_offset)
+    def _net_deliver_to_client(self, w: World, c: int, position: int = 0):
+        w, msg, epoch = net.take(w, c, False, position)
+        msg = net.through_proxy(msg, -self.spec.proxy_id_offset)
         client, out = cl.receive(w.clients[c], c, msg, self.spec)
         w, out = self._route(w._replace(clients=replace_at(w.clients, c, client)), out)
-        return w, [ev.Deliver((c, link.epoch), ev.A2C, msg)] + out
+        return w, [ev.Deliver((c, epoch), ev.A2C, msg)] + out
 
     def _net_drop_to_agent(self, w: World, c: int):
-        link = w.links[c]
-        msg = link.to_agent[0]
-        links = replace_at(w.links, c, link._replace(to_agent=link.to_agent[1:]))
-        return w._replace(links=links, budget=w.budget._replace(drops=w.budget.drops - 1)), [
-            ev.Drop((c, link.epoch), ev.C2A, msg)
-        ]
+        w, msg, epoch = net.take(w, c, True)
+        return w._replace(budget=w.budget._replace(drops=w.budget.drops - 1)), [ev.Drop((c, epoch), ev.C2A, msg)]
 
     def _net_drop_to_client(self, w: World, c: int):
-        link = w.links[c]
-        msg = link.to_client[0]
-        links = replace_at(w.links, c, link._replace(to_client=link.to_client[1:]))
+        w, msg, epoch = net.take(w, c, False)
         client = w.clients[c]
         if client.view != "partial":
             client = client._replace(view="partial")
-        w = w._replace(links=links, clients=replace_at(w.clients, c, client),
-                       budget=w.budget._replace(drops=w.budget.drops - 1))
-        return w, [ev.Drop((c, link.epoch), ev.A2C, msg)]
+        w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(drops=w.budget.drops - 1))
+        return w, [ev.Drop((c, epoch), ev.A2C, msg)]
 
     def _net_cut(self, w: World, c: int, budgeted: bool = True):
-        link = w.links[c]
-        lost = link.to_agent + link.to_client
-        w = w._replace(
-            links=replace_at(w.links, c, link._replace(up=False, to_agent=(), to_client=())),
-            clients=replace_at(w.clients, c, cl.disconnected(w.clients[c])),
-        )
+        epoch = w.links[c].epoch
+        w, lost = net.close(w, c)
+        w = w._replace(clients=replace_at(w.clients, c, cl.disconnected(w.clients[c])))
         if budgeted:
             w = w._replace(budget=w.budget._replace(cuts=w.budget.cuts - 1))
         agent, out = ag.connection_lost(w.agent, c, self._epochs(w), self.spec)
         w, out = self._route(w._replace(agent=agent), out)
-        return w, [ev.Cut((c, link.epoch), lost)] + out
+        return w, [ev.Cut((c, epoch), lost)] + out
 
     # agent
 
@@ -331,20 +304,13 @@ class AcpModel:
         w = w._replace(agent=agent, budget=w.budget._replace(restarts=w.budget.restarts - 1))
         return w, out + more
 
-    def __getattr__(self, name: str):
-        # Work steps share one handler: _agent_output, _agent_finish, _agent_fail, ...
-        if name.startswith("_agent_"):
-            step = name[len("_agent_"):]
-
-            def handler(w: World, step=step):
-                agent, out = ag.work_step(w.agent, step, self.spec, self.opts, self._epochs(w))
-                w = w._replace(agent=agent)
-                if step == "fail":
-                    w = w._replace(budget=w.budget._replace(failures=w.budget.failures - 1))
-                return self._route(w, out)
-
-            return handler
-        raise AttributeError(name)
+    def _agent_work_step(self, step: str, w: World):
+        """One step of the foreground work (output, tool, permission, finish, failure, ...)."""
+        agent, out = ag.work_step(w.agent, step, self.spec, self.opts, self._epochs(w))
+        w = w._replace(agent=agent)
+        if step == "fail":
+            w = w._replace(budget=w.budget._replace(failures=w.budget.failures - 1))
+        return self._route(w, out)
 
     # clients
 
@@ -368,19 +334,8 @@ class AcpModel:
 
     def _client_reconnect(self, w: World, c: int, replay: bool):
         client, out = cl.reconnect(w.clients[c], c, replay)
-        links = replace_at(w.links, c, Link(epoch=client.epoch))
-        return self._route(w._replace(clients=replace_at(w.clients, c, client), links=links), out)
-
-
-_CLIENT_ID_KINDS = frozenset({"prompt", "resume", "cancel_request", "prompt_result", "prompt_result_v1",
-                              "error_response", "resume_result"})
-
-
-def _through_proxy(msg, offset: int):
-    """P19: a proxy may rewrite the ids of the client's requests (and map its responses back)."""
-    if offset and msg.kind in _CLIENT_ID_KINDS:
-        return msg._replace(rid=msg.rid + offset)
-    return msg
+        w = net.open_link(w._replace(clients=replace_at(w.clients, c, client)), c, client.epoch)
+        return self._route(w, out)
 
 
 def _not_violated(name: str):

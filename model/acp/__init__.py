@@ -1,0 +1,10 @@
+"""The ACP v2 prompt-lifecycle model: one pure transition system and its rule monitors.
+
+Actors are pure step functions on small immutable state: the agent (an
+adapter in front of a runtime, :mod:`.agent`), the clients (:mod:`.client`)
+and the network (:mod:`.network`), composed by :class:`.model.AcpModel`.
+Variants are data (:mod:`.spec`); properties are monitors over the events of
+each step (:mod:`.monitors`); :mod:`.scenarios` and :mod:`.witnesses` name the
+bounds and the states a run must reach; :mod:`.bridges` models the v1 <-> v2
+bridges.
+"""
