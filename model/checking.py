@@ -6,7 +6,9 @@ import click
 
 from acplab.model.engine import Limits, Result, explore
 from acplab.model.progress import explorer_progress
-from acplab.model.report import exit_code, fresh_out_dir, print_json, result_json, text_trace
+from acplab.model.render.artefacts import fresh_out_dir, write_behaviour
+from acplab.model.render.traces import state_diff_trace
+from acplab.model.report import exit_code, print_json, result_json
 
 
 def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:
@@ -92,23 +94,13 @@ def complete_path(model, path, limit: int = 200):
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
     """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
-    from acplab.model.wire.capture import dump_capture
-    from acplab.model.render import mermaid, text_trace as acp_trace, wire_records
-
     folder = fresh_out_dir(out, stem)
     files: dict[str, list[str]] = {}
     for v in result.violations:
-        steps = v.path.actions_with_effects()
-        sentence = v.sentence
-        violation = (v.property.name, sentence)
         rules = ", ".join(v.property.rules)
         title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {model.spec.name})"
-        base = folder / v.property.name
-        paths = [base.with_suffix(".txt"), base.with_suffix(".jsonl"), base.with_suffix(".mmd")]
-        paths[0].write_text(acp_trace(model, steps, title, sentence))
-        dump_capture(wire_records(steps), paths[1])
-        paths[2].write_text(mermaid(steps, model.bounds.clients, title, violation, v.property.rules))
-        files[v.property.name] = [str(p) for p in paths]
+        files[v.property.name] = write_behaviour(folder / v.property.name, model, v.path.actions_with_effects(), title,
+                                                 (v.property.name, v.sentence), v.property.rules)
     return files
 
 
@@ -144,7 +136,7 @@ def write_counterexamples(model, result: Result, out, stem: str) -> dict[str, li
     for v in result.violations:
         path = folder / f"{v.property.name}.txt"
         title = f"{v.property.name} violated ({', '.join(v.property.rules) or 'no rule'}): {len(v.path)} steps"
-        path.write_text(text_trace(model, v.path, title))
+        path.write_text(state_diff_trace(model, v.path, title))
         files[v.property.name] = [str(path)]
     return files
 

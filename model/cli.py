@@ -260,7 +260,8 @@ def matrix(specs, as_json, out, jobs, max_seconds, quiet):
     import json as _json
 
     from acplab.model import matrix as mx
-    from acplab.model.report import fresh_out_dir, print_json
+    from acplab.model.render.artefacts import fresh_out_dir
+    from acplab.model.report import print_json
     from acplab.model.acp.spec import get_spec
 
     for name in specs:

@@ -31,17 +31,17 @@ from pathlib import Path
 from acplab.model.acp.model import AcpModel
 from acplab.model.checking import complete_path
 from acplab.model.engine import Limits, explore
-from acplab.model.render import mermaid
+from acplab.model.render.artefacts import write_behaviour
+from acplab.model.render.mermaid import mermaid_states
 from acplab.model.acp.scenarios import SCENARIOS
-from acplab.model.seqdiagram import draw_sequence
+from acplab.model.render.seqdiagram import draw_sequence
 from acplab.model.acp.spec import FINDINGS, RFD, SPECS
-from acplab.model.stategraph import (
+from acplab.model.render.stategraph import (
     AGENT_BOUNDS,
     CLIENT_BOUNDS,
     agent_state_diagram,
     client_state_diagram,
     draw_states,
-    mermaid_states,
 )
 from acplab.model.acp.witnesses import WITNESSES
 
@@ -102,7 +102,7 @@ def scenario_figures(folder: Path) -> list[Figure]:
         title = (f"scenario {sc.name}: {wname} reached in {len(path)} steps, then on to rest "
                  f"(spec rfd) [{', '.join(sc.rules)}]")
         base = folder / "scenarios" / sc.name
-        base.with_suffix(".mmd").write_text(mermaid(steps, sc.bounds.clients, title))
+        write_behaviour(base, model, steps, title, kinds=("mmd",))
         draw_sequence(steps, sc.bounds.clients, title, path_svg=base.with_suffix(".svg"))
         caption = (f"**{sc.name}**: {sc.description}; the shortest run (spec rfd) to the witness "
                    f"`{wname}`: {_sentence(witness[3])} The run then goes on, without faults or new "
@@ -135,7 +135,7 @@ def counterexample_figures(folder: Path) -> list[Figure]:
         rules = ", ".join(v.property.rules)
         title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {name}, scenario {sc.name})"
         base = folder / "counterexamples" / name
-        base.with_suffix(".mmd").write_text(mermaid(steps, sc.bounds.clients, title, violation, v.property.rules))
+        write_behaviour(base, model, steps, title, violation, v.property.rules, kinds=("mmd",))
         draw_sequence(steps, sc.bounds.clients, title, (v.property.name, sentence), v.property.rules,
                       path_svg=base.with_suffix(".svg"))
         kind = "finding" if name in FINDINGS else "mutant"

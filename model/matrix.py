@@ -272,7 +272,7 @@ def draw_heatmap(matrix: dict, path_svg: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from acplab.model.seqdiagram import save_deterministic, setup_rcparams
+    from acplab.model.render.style import save_deterministic, setup_rcparams
 
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # independent of whatever the process drew before

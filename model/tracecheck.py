@@ -569,7 +569,7 @@ def check_capture(path, spec: str = "rfd", out: str | None = None, *, fast: bool
 
 
 def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
-    from acplab.model.report import fresh_out_dir
+    from acplab.model.render.artefacts import fresh_out_dir
 
     folder = fresh_out_dir(out, f"trace-{stem}")
     result.out_dir = str(folder)
@@ -584,7 +584,7 @@ def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
 
 def _label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") -> str:
     """A diagram label; ``requests`` pairs responses with the requests seen in the window."""
-    from acplab.model.render import describe
+    from acplab.model.render.labels import describe
 
     if rec.msg is None:
         return "(not JSON)"
@@ -610,7 +610,7 @@ def _label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") ->
 
 def mermaid_window(window, v: TraceViolation, version: str = "v2") -> str:
     """A Mermaid sequenceDiagram of the records around a violation; the offending ones are marked."""
-    from acplab.model.render import _escape
+    from acplab.model.render.mermaid import _escape
 
     lines = ["---", f"title: {_escape(v.property)} [{_escape(', '.join(v.rules))}] at seq "
              f"{', '.join(map(str, v.seq))}", "---", "sequenceDiagram"]

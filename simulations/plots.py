@@ -24,7 +24,7 @@ def _mpl():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from acplab.model.seqdiagram import setup_rcparams
+    from acplab.model.render.style import setup_rcparams
 
     setup_rcparams()  # the same fixed ids, fonts and text handling as every other figure
     matplotlib.rcParams.update({"figure.dpi": 100, "font.size": 9})

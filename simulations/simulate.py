@@ -104,7 +104,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
                                     "sentence": v.sentence}
                 if out is not None:
                     if folder is None:
-                        from acplab.model.report import fresh_out_dir
+                        from acplab.model.render.artefacts import fresh_out_dir
 
                         folder = fresh_out_dir(str(out), f"simulate-{p.spec}")
                     files[v.monitor] = write_artefacts(model, r, v, folder)
@@ -119,31 +119,16 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
 
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
-    from acplab.model import wire
-    from acplab.model.wire.capture import dump_capture
     from acplab.model.acp.monitors import ALL_MONITORS
-    from acplab.model.render import mermaid, text_trace
-    from acplab.model.wire.capture import conn_label
+    from acplab.model.render.artefacts import write_behaviour
 
     timed = run.steps[: violation.step]
     steps = [(action, events) for _t, action, events in timed]
     rules = next((m.rules for m in ALL_MONITORS if m.name == violation.monitor), ())
     title = (f"{violation.monitor} [{', '.join(rules)}] violated in simulated run {run.index} (seed {run.seed}) "
              f"at {violation.t * 1000.0:.1f} ms, step {violation.step} (spec {model.spec.name})")
-    records = []
-    seq = 0
-    for t, _action, events in timed:
-        for e in events:
-            if e.kind == "send" and not e.lost:
-                seq += 1
-                records.append({"seq": seq, "t": round(t * 1000.0, 3), "conn": conn_label(e.conn), "dir": e.dir,
-                                "msg": wire.encode(e.msg)})
-    base = folder / violation.monitor
-    paths = [base.with_suffix(".txt"), base.with_suffix(".jsonl"), base.with_suffix(".mmd")]
-    paths[0].write_text(text_trace(model, steps, title, violation.sentence))
-    dump_capture(records, paths[1])
-    paths[2].write_text(mermaid(steps, model.bounds.clients, title, (violation.monitor, violation.sentence), rules))
-    return [str(x) for x in paths]
+    return write_behaviour(folder / violation.monitor, model, steps, title, (violation.monitor, violation.sentence),
+                           rules, times_ms=[t * 1000.0 for t, _a, _e in timed])
 
 
 def exit_code(result: SimulationResult) -> int:

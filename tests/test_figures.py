@@ -8,13 +8,13 @@ import pytest
 from acplab.model.acp import events as ev
 from acplab.model.acp.model import Action
 from acplab.model.figures import check_mermaid, compare, generate
-from acplab.model.seqdiagram import draw_sequence, layout
-from acplab.model.stategraph import (
+from acplab.model.render.mermaid import mermaid_states
+from acplab.model.render.seqdiagram import draw_sequence, layout
+from acplab.model.render.stategraph import (
     AGENT_BOUNDS,
     agent_state_diagram,
     client_state_diagram,
     idle_stop_reasons,
-    mermaid_states,
 )
 from acplab.model.wire import Update, UserMessageChunk
 

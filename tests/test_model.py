@@ -7,7 +7,8 @@ import pytest
 from acplab.model import wire
 from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.engine import Limits, explore
-from acplab.model.render import mermaid, text_trace, wire_records
+from acplab.model.render.mermaid import mermaid
+from acplab.model.render.traces import step_trace, wire_records
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
 from acplab.model.acp.witnesses import WITNESSES
@@ -24,7 +25,7 @@ def test_scenario_holds_on_rfd_with_every_witness(name):
     scenario = SCENARIOS[name]
     result = explore(_model(RFD, scenario))
     assert result.complete
-    assert [v.path.last_state.violation for v in result.violations] == []
+    assert [(v.property.name, v.sentence) for v in result.violations] == []
     assert result.missing_witnesses == []
     assert result.stats.states > 20
 
@@ -80,7 +81,7 @@ def test_early_success_counterexample_is_pinned():
     model = AcpModel(SPECS["early-success"], Bounds(clients=1, prompts=1))
     [violation] = explore(model).violations
     steps = violation.path.actions_with_effects()
-    text = text_trace(model, steps, "early-success", violation.path.last_state.violation[1])
+    text = step_trace(model, steps, "early-success", violation.sentence)
     assert text == (
         "early-success\n\n"
         "  1. c1 submits 'hi'\n"
@@ -112,7 +113,7 @@ def test_counterexample_wire_log_is_valid_wire_json(mutant):
             pending[(r["conn"], msg["id"])] = msg["method"]
         response_to = pending.get((r["conn"], msg.get("id"))) if "method" not in msg else None
         wire.decode(msg, response_to=response_to, version="v2")
-    diagram = mermaid(steps, sc.bounds.clients, mutant, violation.path.last_state.violation, violation.property.rules)
+    diagram = mermaid(steps, sc.bounds.clients, mutant, (violation.property.name, violation.sentence), violation.property.rules)
     assert diagram.count("sequenceDiagram") == 1 and "✗" in diagram
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from acplab.model.acp.model import AcpModel, Bounds
-from acplab.model.render import text_trace
+from acplab.model.render.traces import step_trace
 from acplab.model.acp.spec import SPECS
 
 BIG = Bounds(
@@ -43,7 +43,7 @@ def machine_for(spec_name: str, bounds: Bounds = BIG):
         def no_rule_is_broken(self):
             if self.world.violation is not None:
                 name, sentence = self.world.violation
-                raise AssertionError(text_trace(self.model, self.steps, f"{name} violated", sentence))
+                raise AssertionError(step_trace(self.model, self.steps, f"{name} violated", sentence))
 
     return AcpRun
 

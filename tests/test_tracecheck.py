@@ -14,7 +14,7 @@ from acplab.model.checking import acp_model, complete_path
 from acplab.model.errors import InputError
 from acplab.model.engine import Limits, Path as ExplorePath, explore
 from acplab.model.acp.monitors import ALL_MONITORS
-from acplab.model.render import wire_records
+from acplab.model.render.traces import wire_records
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS
 from acplab.model.tracecheck import check_capture

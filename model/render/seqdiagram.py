@@ -5,7 +5,7 @@ runtime).  Time runs downwards.  A message is an arrow from its sender at the
 step it was sent to its receiver at the step it was delivered: horizontal when
 it was delivered at the very next step, slanted when something else happened
 in between.  Sends are paired with deliveries through per-channel FIFO queues
-(the model's channels are FIFO).  A message lost in the network (a ``Drop``),
+(the first queued equal message, which on a FIFO channel is its oldest).  A message lost in the network (a ``Drop``),
 in flight when its connection was cut, or sent on a connection that was
 already closed ends in a red cross.  Cuts and reconnects are dashed lines
 across the client's and the agent's lifelines; internal events (insertion,
@@ -24,17 +24,13 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 
-import matplotlib
+from acplab.model.acp.events import A2C, C2A
+from acplab.model.wire.capture import conn_label
 
-matplotlib.use("Agg")
-from matplotlib import pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyBboxPatch  # noqa: E402
+from .flow import send_endings
+from .labels import describe, describe_event
+from .style import pyplot, save_deterministic, setup_rcparams
 
-from acplab.model.acp.events import A2C, C2A  # noqa: E402
-from acplab.model.wire.capture import conn_label  # noqa: E402
-from acplab.model.render import describe, describe_event, send_endings  # noqa: E402
-
-FONT = "DejaVu Sans"
 NOTE_KINDS = ("insert", "reject", "fail", "work_end", "execute", "restart", "replayed")
 
 LIFELINE_GAP = 3.4  # data units (inches) between lifelines
@@ -42,26 +38,6 @@ ROW = 0.34  # inches per row of one text line
 LINE = 0.15  # inches per extra wrapped line
 LABEL_WIDTH = 42  # characters before a label wraps
 NOTE_WIDTH = 38
-
-
-def setup_rcparams() -> None:
-    """Settings that make the SVG output independent of the run: fixed ids, text as text, one font."""
-    rc = matplotlib.rcParams
-    rc["svg.hashsalt"] = "acplab"
-    rc["svg.fonttype"] = "none"
-    rc["font.family"] = FONT
-    rc["font.sans-serif"] = [FONT]
-    rc["text.parse_math"] = False  # labels such as "$/cancel_request" are not TeX
-    rc["path.simplify"] = True
-    if "svg.id" in rc:
-        rc["svg.id"] = "acplab"
-
-
-def save_deterministic(fig, path_svg, path_png=None) -> None:
-    """Write the SVG (and PNG) without dates or software versions, so equal input gives equal bytes."""
-    fig.savefig(path_svg, format="svg", metadata={"Date": None, "Creator": None})
-    if path_png is not None:
-        fig.savefig(path_png, format="png", dpi=110, metadata={"Software": None})
 
 
 # -- layout ------------------------------------------------------------
@@ -262,6 +238,9 @@ def _wrap(text: str, width: int = LABEL_WIDTH) -> str:
 
 def draw_sequence(steps, clients: int, title: str = "", violation=None, rules=(), path_svg=None, path_png=None):
     """Draw ``steps`` (``[(action, events)]``) as a sequence diagram; write SVG (and PNG)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    plt = pyplot()
     setup_rcparams()
     lay = layout(steps, clients)
     agent_x = clients * LIFELINE_GAP

@@ -13,8 +13,8 @@ target, label)``.  Two projections are provided:
   ``not submitted`` / ``pending`` / ``accepted`` / ``rejected`` /
   ``cancelled`` / ``ambiguous``, labelled with what caused the change.
 
-Both render as Mermaid ``stateDiagram-v2`` text (:func:`mermaid_states`) and
-as an SVG drawn by matplotlib at fixed positions (:func:`draw_states`).
+Both render as Mermaid ``stateDiagram-v2`` text (:func:`.mermaid.mermaid_states`)
+and as an SVG drawn by matplotlib at fixed positions (:func:`draw_states`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import networkx as nx
 
 from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.engine import Limits, Visitor, explore
-from acplab.model.render import describe
+from .labels import describe
 from acplab.model.acp.spec import RFD, Spec
 
 #: the bound on stored states; a larger graph is cut off and reported as incomplete
@@ -181,31 +181,6 @@ def client_state_diagram(spec: Spec = RFD, bounds: Bounds = CLIENT_BOUNDS, max_n
 # -- output ------------------------------------------------------------
 
 
-def _sid(name: str) -> str:
-    return name.replace(" ", "_")
-
-
-def mermaid_states(q: Quotient) -> str:
-    """Mermaid ``stateDiagram-v2``: one transition line per projected edge, labels joined by commas."""
-    lines = []
-    if q.title:
-        lines += ["---", f"title: {_escape(q.title)}", "---"]
-    lines.append("stateDiagram-v2")
-    for s in q.states:
-        if _sid(s) != s:
-            lines.append(f"    state \"{s}\" as {_sid(s)}")
-    lines.append(f"    [*] --> {_sid(q.initial)}")
-    for (a, b), labels in q.edges.items():
-        lines.append(f"    {_sid(a)} --> {_sid(b)}: {_escape(', '.join(labels))}")
-    for note in q.notes:
-        lines.append(f"    note right of {_sid(q.initial)}: {_escape(note)}")
-    return "\n".join(lines) + "\n"
-
-
-def _escape(text: str) -> str:
-    return text.replace(";", "#59;").replace("#", "#35;") if ";" in text or "#" in text else text
-
-
 def layered_positions(q: Quotient) -> dict[str, tuple[float, float]]:
     """Fixed positions: one row per breadth-first distance from the initial state, display order within a row."""
     dist = {q.initial: 0}
@@ -246,13 +221,11 @@ def draw_states(q: Quotient, path_svg, path_png=None) -> None:
     """The projected graph in layers from the initial state, at fixed positions, drawn with matplotlib."""
     import math
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-    from acplab.model.seqdiagram import save_deterministic, setup_rcparams
+    from .style import pyplot, save_deterministic, setup_rcparams
+
+    plt = pyplot()
 
     setup_rcparams()
     pos = layered_positions(q)

@@ -1,0 +1,57 @@
+"""Files for a behaviour: a numbered text trace, its wire log (capture JSONL) and a Mermaid diagram.
+
+One writer for ``check`` (counterexamples), ``simulate`` (violating runs) and
+``figures``; output folders are fresh, never an existing non-empty one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+
+from acplab.model.wire.capture import dump_capture
+
+from .mermaid import mermaid
+from .traces import step_trace, wire_records
+
+#: what :func:`write_behaviour` can write, by file suffix
+KINDS = ("txt", "jsonl", "mmd")
+
+
+def fresh_out_dir(base: str | None, stem: str) -> FsPath:
+    """A new folder for artefacts: ``base`` itself if given and empty, else a numbered one.
+
+    Never overwrites: an existing non-empty ``base`` gets a numbered sibling.
+    """
+    root = FsPath(base) if base else FsPath("acplab-out") / stem
+    if not root.exists() or (root.is_dir() and not any(root.iterdir())):
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+    for n in range(2, 10_000):
+        candidate = root.with_name(f"{root.name}-{n}")
+        if not candidate.exists():
+            candidate.mkdir(parents=True)
+            return candidate
+    raise RuntimeError(f"no free output folder next to {root}")
+
+
+def write_behaviour(base: FsPath, model, steps, title: str, violation: tuple[str, str] | None = None,
+                    rules=(), times_ms=None, kinds=KINDS) -> list[str]:
+    """Write ``base``.txt / .jsonl / .mmd (those in ``kinds``) for ``steps`` (``[(action, events)]``).
+
+    ``violation`` is ``(property name, sentence)``; ``times_ms`` gives each
+    step's time for the wire log (default: the step number).
+    """
+    written = []
+    if "txt" in kinds:
+        path = base.with_suffix(".txt")
+        path.write_text(step_trace(model, steps, title, violation[1] if violation else None))
+        written.append(path)
+    if "jsonl" in kinds:
+        path = base.with_suffix(".jsonl")
+        dump_capture(wire_records(steps, times_ms), path)
+        written.append(path)
+    if "mmd" in kinds:
+        path = base.with_suffix(".mmd")
+        path.write_text(mermaid(steps, model.bounds.clients, title, violation, rules))
+        written.append(path)
+    return [str(p) for p in written]
