@@ -51,8 +51,8 @@ def profile(top: int) -> None:
 
 
 def micro() -> None:
-    from acplab.model.state import Agent, Budget, Client, Link, World
-    from acplab.model.symmetry import canonical_hasher
+    from acplab.model.acp.state import Agent, Budget, Client, Link, World
+    from acplab.model.acp.symmetry import canonical_hasher
 
     model, _ = acp_model("rfd", None, symmetry=True)
     w = model.init_states()[0]

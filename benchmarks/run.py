@@ -129,7 +129,7 @@ def check_scenario(name: str | None) -> dict:
 
 
 def bench_acp(workers: int) -> dict:
-    from acplab.model.scenarios import SCENARIOS
+    from acplab.model.acp.scenarios import SCENARIOS
 
     with _Recording() as rec:
         default = check_scenario(None)

@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from acplab.model.tracecheck import check_capture  # noqa: E402
+from acplab.model.trace.check import check_capture  # noqa: E402
 
 C, A = "client->agent", "agent->client"
 

@@ -87,7 +87,7 @@ def record(out, append, force, command):
 
     Use in place of the agent command: acplab trace record --out FILE.jsonl -- AGENT [ARGS...]
     """
-    from acplab.model import record as recording
+    from acplab.model.trace import record as recording
 
     if not command:
         raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
@@ -106,10 +106,10 @@ def trace_check(file, spec, as_json, out):
     Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
     (unknown spec, unreadable or empty file, first line not a capture record).
     """
-    from acplab.model import tracecheck
+    from acplab.model import tracing
 
-    result = tracecheck.check_capture(file, spec=spec, out=out)
-    tracecheck.print_result(result, as_json, echo=click.echo)
+    result = tracing.check_and_write(file, spec=spec, out=out)
+    tracing.print_result(result, as_json, echo=click.echo)
     sys.exit(result.exit_code)
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from acplab.model import tracecheck
 from acplab.model.acp.model import AcpModel
 from acplab.model.wire.capture import dump_capture
 from acplab.model.checking import acp_model, complete_path
@@ -17,7 +16,8 @@ from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.render.traces import wire_records
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS
-from acplab.model.tracecheck import check_capture
+from acplab.model.trace.check import check_capture
+from acplab.model.tracing import check_and_write
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -157,7 +157,7 @@ def test_conformant_v2_captures_hold(path):
     ("bad_idle_with_tool_in_progress", "ToolCallsTerminalBeforeIdle", ("E6", "S6", "C8"), [10, 11]),
 ])
 def test_violating_v2_captures_are_flagged_at_the_right_seq(stem, prop, rules, seq, tmp_path):
-    result = check_capture(V2 / f"{stem}.jsonl", out=str(tmp_path / "out"))
+    result = check_and_write(V2 / f"{stem}.jsonl", out=str(tmp_path / "out"))
     [v] = result.violations
     assert (v.property, v.rules, v.seq) == (prop, rules, seq)
     mmd, jsonl = map(Path, v.files)
@@ -192,7 +192,7 @@ def test_out_never_overwrites(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    result = check_capture(V2 / "bad_duplicate_message_id.jsonl", out=str(out))
+    result = check_and_write(V2 / "bad_duplicate_message_id.jsonl", out=str(out))
     assert (out / "keep.txt").read_text() == "mine"
     assert result.out_dir and Path(result.out_dir) != out and Path(result.violations[0].files[0]).exists()
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from acplab.model.acp.events import A2C, C2A
-from acplab.model.wire.capture import conn_label
+from acplab.model import wire
+from acplab.model.wire.capture import CaptureRecord, conn_label
+from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
 
 from .flow import in_flight
 from .labels import describe, describe_event
@@ -102,3 +104,58 @@ def mermaid_states(q: Quotient) -> str:
 
 def _escape_state_label(text: str) -> str:
     return text.replace(";", "#59;").replace("#", "#35;") if ";" in text or "#" in text else text
+
+
+# -- windows of recorded traffic ------------------------------------------------------------
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _capture_label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") -> str:
+    """A diagram label; ``requests`` pairs responses with the requests seen in the window."""
+    if rec.msg is None:
+        return "(not JSON)"
+    try:
+        method = rec.msg.get("method")
+        rid = rec.msg.get("id")
+        hashable = usable_id(rid)
+        if isinstance(method, str) and hashable:
+            requests.request(rec.conn, rec.dir, rid, method)
+        response_to = None
+        if method is None and hashable:
+            response_to = requests.response(rec.conn, rec.dir, rid)
+        if isinstance(method, str) and method not in MODELLED_REQUESTS and hashable:
+            return f"{method} #{rid}"
+        if response_to is not None and response_to not in MODELLED_REQUESTS:
+            return f"{response_to} result #{rid}"
+        text = describe(wire.decode(rec.msg, response_to=response_to, version=version))
+    except Exception:  # noqa: BLE001 - a label only; the violation itself says what is wrong
+        rid = rec.msg.get("id")
+        text = f"response #{rid}" if "method" not in rec.msg else str(rec.msg.get("method"))
+    return _clip(text, 80)
+
+
+def capture_window(window, name: str, rules, seqs, explanation: str, version: str = "v2") -> str:
+    """A Mermaid sequenceDiagram of capture records around a violation; the records at ``seqs`` are marked."""
+    lines = ["---", f"title: {_escape(name)} [{_escape(', '.join(rules))}] at seq "
+             f"{', '.join(map(str, seqs))}", "---", "sequenceDiagram"]
+    ids: dict[str, str] = {}
+    for rec in window:
+        if rec.conn not in ids:
+            ids[rec.conn] = f"C{len(ids) + 1}"
+            lines.append(f"    participant {ids[rec.conn]} as client {_escape(_clip(rec.conn, 30))}")
+    lines.append("    participant A as agent")
+    offending = set(seqs)
+    requests = RequestTracker()
+    for rec in window:
+        c = ids[rec.conn]
+        mark = "✗ " if rec.seq in offending else ""
+        label = _escape(f"{mark}{rec.seq}: {_capture_label(rec, requests, version)}")
+        lines.append(f"    {c}->>A: {label}" if rec.dir == C2A else f"    A-->>{c}: {label}")
+    span = f"{next(iter(ids.values()))},A" if ids else "A"
+    lines += ["    rect rgb(255, 220, 220)",
+              f"    Note over {span}: ✗ {_escape(name)}: {_escape(_clip(explanation, 200))}",
+              "    end"]
+    return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ end (a response never reported with ``user_message``) is a violation.
 
 API
 ---
-``check_capture(path, spec="rfd", out=None) -> TraceResult``;
+``check_capture(path, spec="rfd") -> TraceResult``;
 ``TraceResult.to_json()`` is the ``--json`` object; ``TRACE_SPECS`` names the
 specs (``rfd``, ``v2-draft``, ``v1``).  Raises :class:`model.errors.InputError`
 (one line, exit 2) for an unknown spec, an unreadable or empty file, or a file
@@ -54,20 +54,19 @@ Decisions
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from acplab.model import wire
-from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as _conn, dump_capture, iter_capture_lenient, parse_conn_label
-from acplab.model.wire.values import V1_STOP_REASONS
+from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as _conn, iter_capture_lenient, parse_conn_label
 from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
 from acplab.model.errors import InputError
-from acplab.model.acp.events import A2C, C2A, Cut, Send
-from acplab.model.acp.monitors import ALL_MONITORS, TERMINAL_TOOL, Monitor
+from acplab.model.acp.events import Send
+from acplab.model.acp.monitors import ALL_MONITORS
+
+from .runners import _FAST, RequestIdsUniqueWhilePending, V1EveryPromptAnsweredOnce, V1StopReasonClosedEnum, _Generic
 
 WINDOW = 20
 MAX_PER_PROPERTY = 10
@@ -109,6 +108,8 @@ class TraceResult:
     not_checkable: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     suppressed: dict[str, int] = field(default_factory=dict)
     out_dir: str | None = None
+    #: per violation, the last capture records up to it (for diagrams)
+    windows: list[tuple] = field(default_factory=list, repr=False)
 
     @property
     def verdict(self) -> str:
@@ -131,237 +132,6 @@ class TraceResult:
             "witnesses": {"found": [], "missing": []},
             "out": self.out_dir,
         }
-
-
-# --------------------------------------------------------------------------- runners
-# A runner wraps one property: on_send(event, rec) and at_end() return lists of
-# (sentence, [seq, ...]); on_cut(conn) closes a connection.
-
-
-class _Generic:
-    """A model monitor run unchanged (immutable bookkeeping, worlds passed as None)."""
-
-    def __init__(self, monitor: Monitor) -> None:
-        self.name, self.rules, self.description = monitor.name, monitor.rules, monitor.description
-        self.m = monitor
-        self.state = monitor.initial
-        self.sends = "send" in monitor.kinds
-        self.cuts = "cut" in monitor.kinds
-
-    def on_send(self, e, rec):
-        if not self.sends:
-            return ()
-        self.state, bad = self.m.observe(self.state, e, None, None)
-        return [(bad, [rec.seq])] if bad else ()
-
-    def on_cut(self, conn):
-        if self.cuts:
-            self.state, _ = self.m.observe(self.state, Cut(conn), None, None)
-
-    def at_end(self):
-        bad = self.m.at_rest(self.state, None)
-        return [(bad, [])] if bad else ()
-
-
-class _Fast:
-    """Base of the streaming re-implementations: same name, rules and sentences as the monitor."""
-
-    def __init__(self, monitor: Monitor) -> None:
-        self.name, self.rules, self.description = monitor.name, monitor.rules, monitor.description
-
-    def on_send(self, e, rec):
-        return ()
-
-    def on_cut(self, conn):
-        pass
-
-    def at_end(self):
-        return ()
-
-
-def _update(e, *kinds):
-    if e.dir != A2C or e.msg.kind != "update":
-        return None
-    u = e.msg.update
-    return u if u.kind in kinds else None
-
-
-class _DistinctMessageIds(_Fast):
-    def __init__(self, monitor):
-        super().__init__(monitor)
-        self.first: dict[str, int] = {}  # messageId -> seq of the success that returned it
-
-    def on_send(self, e, rec):
-        if e.dir != A2C or e.msg.kind != "prompt_result" or e.msg.message_id is None:
-            return ()
-        mid = e.msg.message_id
-        if mid in self.first:
-            return [(f"response #{e.msg.rid} on {_conn(e.conn)} returns {mid}, already returned for another submission",
-                     [self.first[mid], rec.seq])]
-        self.first[mid] = rec.seq
-        return ()
-
-
-class _AcceptedMessageReportedLive(_Fast):
-    def __init__(self, monitor):
-        super().__init__(monitor)
-        self.awaiting: dict[tuple, int] = {}  # (conn, mid) -> seq of the success
-        self.reported: set[tuple] = set()
-
-    def on_cut(self, conn):
-        for key in [k for k in self.awaiting if k[0] == conn]:
-            del self.awaiting[key]
-
-    def on_send(self, e, rec):
-        if e.dir == A2C and e.msg.kind == "prompt_result" and e.msg.message_id is not None:
-            key = (e.conn, e.msg.message_id)
-            if key not in self.reported:
-                self.awaiting.setdefault(key, rec.seq)
-            return ()
-        u = _update(e, "user_message", "user_message_chunk")
-        if u is not None:
-            key = (e.conn, u.message_id)
-            if key not in self.reported:
-                self.awaiting.pop(key, None)
-                self.reported.add(key)
-        return ()
-
-    def at_end(self):
-        return [(f"{mid} was accepted on {_conn(conn)} but never reported there with user_message", [seq])
-                for (conn, mid), seq in sorted(self.awaiting.items(), key=lambda kv: kv[1])]
-
-
-class _ToolCallsTerminalBeforeIdle(_Fast):
-    def __init__(self, monitor):
-        super().__init__(monitor)
-        self.open: dict = {}  # conn -> {toolCallId: seq of the update that left it open}
-
-    def on_send(self, e, rec):
-        u = _update(e, "tool_call_update", "state_update")
-        if u is None:
-            return ()
-        calls = self.open.setdefault(e.conn, {})
-        if u.kind == "tool_call_update":
-            calls.pop(u.tool_call_id, None)
-            if u.status not in TERMINAL_TOOL:
-                calls[u.tool_call_id] = rec.seq
-            return ()
-        if u.state == "idle" and u.stop_reason is not None and calls:
-            first = min(calls)
-            return [(f"idle {u.stop_reason} on {_conn(e.conn)} while tool call {first} is unfinished",
-                     [calls[first], rec.seq])]
-        return ()
-
-
-class _ReplayResetsBeforeChunks(_Fast):
-    def __init__(self, monitor):
-        super().__init__(monitor)
-        self.windows: dict = {}  # conn -> (seq of the resume, set of reset messageIds)
-
-    def on_send(self, e, rec):
-        if e.dir == C2A:
-            if e.msg.kind == "resume" and e.msg.replay_from == "start":
-                self.windows[e.conn] = (rec.seq, set())
-            return ()
-        window = self.windows.get(e.conn)
-        if window is None:
-            return ()
-        if e.msg.kind in ("resume_result", "error_response"):
-            del self.windows[e.conn]
-            return ()
-        u = _update(e, "user_message", "user_message_chunk")
-        if u is None:
-            return ()
-        if u.kind == "user_message":
-            if u.content is not None:
-                window[1].add(u.message_id)
-            return ()
-        if u.message_id not in window[1]:
-            return [(f"replay on {_conn(e.conn)} streams {u.message_id} as chunks without a user_message content [] first",
-                     [window[0], rec.seq])]
-        return ()
-
-
-_FAST = {
-    "DistinctMessageIds": _DistinctMessageIds,
-    "AcceptedMessageReportedLive": _AcceptedMessageReportedLive,
-    "ToolCallsTerminalBeforeIdle": _ToolCallsTerminalBeforeIdle,
-    "ReplayResetsBeforeChunks": _ReplayResetsBeforeChunks,
-}
-
-
-# --------------------------------------------------------------------------- trace-only monitors
-
-
-class _TraceMonitor(_Fast):
-    name = ""
-    rules: tuple[str, ...] = ()
-    description = ""
-
-    def __init__(self) -> None:
-        pass
-
-
-class V1EveryPromptAnsweredOnce(_TraceMonitor):
-    """v1: each session/prompt gets exactly one response, a result with stopReason or an error."""
-
-    name = "V1EveryPromptAnsweredOnce"
-    rules = ("W14", "B6")
-    description = "v1: each session/prompt gets exactly one response (a result with stopReason, or an error)"
-    RECENT = 1024
-
-    def __init__(self) -> None:
-        self.pending: dict = {}  # (conn, rid) -> seq of the prompt
-        self.answered: dict = {}  # (conn, rid) -> seq of its response (the last RECENT)
-
-    def on_send(self, e, rec):
-        k = e.msg.kind
-        if e.dir == C2A and k == "prompt":
-            self.pending[(e.conn, e.msg.rid)] = rec.seq
-            self.answered.pop((e.conn, e.msg.rid), None)
-            return ()
-        if e.dir != A2C or k not in ("prompt_result_v1", "prompt_result", "error_response", "generic_result"):
-            return ()
-        key = (e.conn, e.msg.rid)
-        if key in self.pending:
-            if k == "prompt_result":  # only with a v2 decoder: not a v1 response
-                return ()
-            self.answered[key] = rec.seq
-            if len(self.answered) > self.RECENT:
-                del self.answered[next(iter(self.answered))]
-            return self._done(key)
-        if key in self.answered:
-            return [(f"session/prompt #{e.msg.rid} on {_conn(e.conn)} is answered a second time",
-                     [self.answered[key], rec.seq])]
-        return ()
-
-    def _done(self, key):
-        del self.pending[key]
-        return ()
-
-    def at_end(self):
-        return [(f"session/prompt #{rid} on {_conn(conn)} never got a response", [seq])
-                for (conn, rid), seq in sorted(self.pending.items(), key=lambda kv: kv[1])]
-
-
-class V1StopReasonClosedEnum(_TraceMonitor):
-    name = "V1StopReasonClosedEnum"
-    rules = ("W14",)
-    description = "v1: stopReason is one of the five v1 values (no error, no custom values)"
-
-    def on_send(self, e, rec):
-        if e.dir == A2C and e.msg.kind == "prompt_result_v1" and e.msg.stop_reason not in V1_STOP_REASONS:
-            return [(f"response #{e.msg.rid} on {_conn(e.conn)} ends the turn with stopReason "
-                     f"{e.msg.stop_reason!r}, not one of {', '.join(V1_STOP_REASONS)}", [rec.seq])]
-        return ()
-
-
-class RequestIdsUniqueWhilePending(_TraceMonitor):
-    """P19: fed by the request tracker, not by events (see ``_Checker``)."""
-
-    name = "RequestIdsUniqueWhilePending"
-    rules = ("P19",)
-    description = "a sender never reuses a JSON-RPC id while its request with that id is pending"
 
 
 # --------------------------------------------------------------------------- specs
@@ -534,8 +304,8 @@ class _Checker:
                 self.report(r.name, r.rules, r.description, sentence, seqs or [self.last_seq], None)
 
 
-def check_capture(path, spec: str = "rfd", out: str | None = None, *, fast: bool = True) -> TraceResult:
-    """Check the capture at ``path`` against ``spec``; with ``out``, write a diagram and JSONL per violation."""
+def check_capture(path, spec: str = "rfd", *, fast: bool = True) -> TraceResult:
+    """Check the capture at ``path`` against ``spec``; ``result.windows`` holds the records around each violation."""
     tspec = get_trace_spec(spec)
     started = time.perf_counter()
     name = str(path)
@@ -560,97 +330,7 @@ def check_capture(path, spec: str = "rfd", out: str | None = None, *, fast: bool
     for prop, rules, desc, sentence, seqs, line, n, window in checker.found:
         result.violations.append(TraceViolation(prop, rules, desc, seqs, line, sentence, n))
     result.seconds = time.perf_counter() - started
-    if out is not None and checker.found:
-        _write_files(result, checker.found, out, Path(name).stem)
+    result.windows = [item[7] for item in checker.found]
     return result
 
 
-# --------------------------------------------------------------------------- files
-
-
-def _write_files(result: TraceResult, found, out: str, stem: str) -> None:
-    from acplab.model.render.artefacts import fresh_out_dir
-
-    folder = fresh_out_dir(out, f"trace-{stem}")
-    result.out_dir = str(folder)
-    for k, (v, item) in enumerate(zip(result.violations, found), 1):
-        window = item[7]
-        base = folder / f"{k:02d}-{v.property}"
-        mmd, jsonl = base.with_suffix(".mmd"), base.with_suffix(".jsonl")
-        mmd.write_text(mermaid_window(window, v, get_trace_spec(result.spec).version), encoding="utf-8")
-        dump_capture(list(window), jsonl)
-        v.files = [str(mmd), str(jsonl)]
-
-
-def _label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") -> str:
-    """A diagram label; ``requests`` pairs responses with the requests seen in the window."""
-    from acplab.model.render.labels import describe
-
-    if rec.msg is None:
-        return "(not JSON)"
-    try:
-        method = rec.msg.get("method")
-        rid = rec.msg.get("id")
-        hashable = usable_id(rid)
-        if isinstance(method, str) and hashable:
-            requests.request(rec.conn, rec.dir, rid, method)
-        response_to = None
-        if method is None and hashable:
-            response_to = requests.response(rec.conn, rec.dir, rid)
-        if isinstance(method, str) and method not in MODELLED_REQUESTS and hashable:
-            return f"{method} #{rid}"
-        if response_to is not None and response_to not in MODELLED_REQUESTS:
-            return f"{response_to} result #{rid}"
-        text = describe(wire.decode(rec.msg, response_to=response_to, version=version))
-    except Exception:  # noqa: BLE001 - a label only; the violation itself says what is wrong
-        rid = rec.msg.get("id")
-        text = f"response #{rid}" if "method" not in rec.msg else str(rec.msg.get("method"))
-    return _short(text, 80)
-
-
-def mermaid_window(window, v: TraceViolation, version: str = "v2") -> str:
-    """A Mermaid sequenceDiagram of the records around a violation; the offending ones are marked."""
-    from acplab.model.render.mermaid import _escape
-
-    lines = ["---", f"title: {_escape(v.property)} [{_escape(', '.join(v.rules))}] at seq "
-             f"{', '.join(map(str, v.seq))}", "---", "sequenceDiagram"]
-    ids: dict[str, str] = {}
-    for rec in window:
-        if rec.conn not in ids:
-            ids[rec.conn] = f"C{len(ids) + 1}"
-            lines.append(f"    participant {ids[rec.conn]} as client {_escape(_short(rec.conn, 30))}")
-    lines.append("    participant A as agent")
-    offending = set(v.seq)
-    requests = RequestTracker()
-    for rec in window:
-        c = ids[rec.conn]
-        mark = "✗ " if rec.seq in offending else ""
-        label = _escape(f"{mark}{rec.seq}: {_label(rec, requests, version)}")
-        lines.append(f"    {c}->>A: {label}" if rec.dir == C2A else f"    A-->>{c}: {label}")
-    span = f"{next(iter(ids.values()))},A" if ids else "A"
-    lines += ["    rect rgb(255, 220, 220)",
-              f"    Note over {span}: ✗ {_escape(v.property)}: {_escape(_short(v.explanation, 200))}",
-              "    end"]
-    return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- text output
-
-
-def print_result(result: TraceResult, as_json: bool, echo=print) -> None:
-    if as_json:
-        echo(json.dumps(result.to_json(), indent=2))
-        return
-    skipped = f", {result.skipped:,} outside the model" if result.skipped else ""
-    echo(f"{result.verdict}: {result.messages:,} messages{skipped}, {len(result.violations)} violation(s), "
-         f"{result.seconds:.2f} s (spec {result.spec})")
-    for v in result.violations:
-        rules = ", ".join(v.rules) or "-"
-        where = f"seq {', '.join(map(str, v.seq))}" + (f" (line {v.line})" if v.line else "")
-        echo(f"  violated {v.property} [{rules}] at {where}: {v.explanation}")
-        for f in v.files:
-            echo(f"    {f}")
-    for name, n in result.suppressed.items():
-        echo(f"  ... and {n:,} more violation(s) of {name} not listed")
-    names = ", ".join(f"{n} [{', '.join(r)}]" for n, r in result.not_checkable)
-    echo(f"  not checkable from the wire: {names}")
