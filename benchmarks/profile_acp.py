@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acplab.model.checking import acp_model  # noqa: E402
+from acplab.model.app.checking import acp_model  # noqa: E402
 from acplab.model.engine import explore  # noqa: E402
 
 

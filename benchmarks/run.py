@@ -120,7 +120,7 @@ def bench_spin(quick: bool) -> dict:
 
 def check_scenario(name: str | None) -> dict:
     """One ``acplab check`` on rfd with symmetry (top level: picklable for the process pool)."""
-    from acplab.model.checking import acp_model
+    from acplab.model.app.checking import acp_model
 
     model, scenario = acp_model("rfd", name, symmetry=True)
     result, seconds = _explore_timed(model)
@@ -162,7 +162,7 @@ def bench_acp(workers: int) -> dict:
 
 def bench_matrix() -> dict:
     try:
-        matrix = importlib.import_module("acplab.model.matrix")
+        matrix = importlib.import_module("acplab.model.app.matrix")
     except ModuleNotFoundError:
         return {"skipped": "matrix: not built yet"}
     run_matrix = getattr(matrix, "run_matrix", None)

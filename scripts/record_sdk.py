@@ -96,7 +96,7 @@ async def session(out: Path, prompts: list[str]) -> list[str]:
     """One recorded connection: initialize, session/new, the prompts in turn. Returns what happened."""
     client = TinyClient()
     log = []
-    command = [sys.executable, "-m", "acplab.model.cli", "trace", "record", "--force", "--out", str(out), "--",
+    command = [sys.executable, "-m", "acplab.model.app.cli", "trace", "record", "--force", "--out", str(out), "--",
                sys.executable, str(Path(__file__).resolve()), "agent"]
     async with acp.spawn_agent_process(client, command[0], *command[1:], cwd=ROOT,
                                        transport_kwargs={"stderr": None}) as (conn, proc):

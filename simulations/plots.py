@@ -153,36 +153,3 @@ def _series(rows, x: str) -> dict[str, list]:
         name = json.dumps(point, sort_keys=True).strip("{}").replace('"', "")
         out.setdefault(name, []).append((xv, r))
     return {k: sorted(v, key=lambda t: t[0]) for k, v in sorted(out.items())}
-
-
-#: The sweep behind the README's simulation figures (fixed seed: byte-identical output).
-FIGURE_SWEEP = {
-    "specs": ["rfd", "replay-without-reset"],
-    "grid": {"drop": [0.0, 0.02, 0.05], "disconnect_rate": [0.02]},
-    "base": {"clients": 3, "prompts": 3},
-    "sessions": 40,
-    "seed": 7,
-}
-
-
-def write_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
-    """Figure hook for ``acplab figures``: the plots of a small fixed-seed sweep (SVG only)."""
-    from acplab.simulations.sweep import check_config, points, run_point
-
-    import matplotlib
-
-    cfg = check_config(json.loads(json.dumps(FIGURE_SWEEP)))
-    rows = [run_point(key, params.to_json()) for key, params in points(cfg)]
-    out = folder / "simulation"
-    out.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context():
-        matplotlib.rcdefaults()  # independent of whatever the process drew before
-        files = plot_sweep(rows, out)
-    figures = []
-    for svg in sorted(f for f in files if f.endswith(".svg")):
-        Path(svg[:-4] + ".png").unlink(missing_ok=True)
-        stem = Path(svg).stem
-        caption = (f"**{stem}** from a fixed-seed sweep: specs {', '.join(cfg['specs'])}; drop "
-                   f"{FIGURE_SWEEP['grid']['drop']}; 3 clients, {cfg['sessions']} sessions per point.")
-        figures.append(((f"simulation/{Path(svg).name}",), caption, "acplab sweep (see simulations/plots.py FIGURE_SWEEP)"))
-    return figures

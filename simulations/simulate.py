@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from acplab.model.engine.verdicts import exit_code as verdict_exit_code
 from acplab.simulations.metrics import LATENCIES, METRICS, quantiles, summarize
 from acplab.simulations.params import SimParams
 from acplab.simulations.runtime import RunResult, build_model, run_session
@@ -132,7 +133,7 @@ def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]
 
 
 def exit_code(result: SimulationResult) -> int:
-    return 1 if result.per_monitor else 0
+    return verdict_exit_code("violated" if result.per_monitor else "holds")
 
 
 # -- presentation ------------------------------------------------------------

@@ -30,6 +30,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from acplab.model.engine.executors import as_they_finish, open_executor
 from acplab.model.errors import InputError
 from acplab.simulations.params import SimParams
 
@@ -116,6 +117,11 @@ def run_point(key: str, params_json: dict) -> dict:
     return {"key": key, "point": json.loads(key), "result": summary}
 
 
+def run_point_task(task: tuple[str, dict]) -> dict:
+    """:func:`run_point` for one ``(key, params)`` task (executors map one-argument functions)."""
+    return run_point(*task)
+
+
 def read_results(path: Path) -> dict[str, dict]:
     """The finished points in ``results.jsonl``; a torn or bad line (an interrupted write) is dropped."""
     done: dict[str, dict] = {}
@@ -151,32 +157,9 @@ def _append(path: Path, row: dict) -> None:
         os.fsync(f.fileno())
 
 
-def make_executor(executor: str, workers: int | None):
-    if executor == "local":
-        from concurrent.futures import ProcessPoolExecutor
-
-        return ProcessPoolExecutor(max_workers=workers), None
-    if executor.startswith("dask://"):
-        address = executor[len("dask://"):]
-        if not address:
-            raise InputError("--executor dask://HOST:PORT needs an address")
-        try:
-            from distributed import Client
-        except ImportError:
-            raise InputError("--executor dask:// needs the 'distributed' package (pip install 'acplab[dask]')") from None
-        try:
-            client = Client(address, timeout=10)
-        except (OSError, TimeoutError) as err:
-            raise InputError(f"cannot reach the Dask scheduler at {address}: {' '.join(str(err).split())}") from None
-        return client.get_executor(), client
-    raise InputError(f"unknown executor {executor!r}; use local or dask://HOST:PORT")
-
-
 def run_sweep(cfg: dict, out, executor: str = "local", workers: int | None = None, plots: bool = False,
               quiet: bool = False, log=None) -> int:
     """Run the missing points, append each as it finishes, then write ``summary.json``. Returns 0."""
-    from concurrent.futures import as_completed
-
     log = log or (lambda text: None if quiet else print(text, file=sys.stderr))
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -194,24 +177,18 @@ def run_sweep(cfg: dict, out, executor: str = "local", workers: int | None = Non
         return 0
     if done:
         log(f"resuming: {len(todo_all) - len(todo)} of {len(todo_all)} points already in {results}")
-    pool, client = make_executor(executor, workers)
     finished = 0
-    try:
-        futures = {pool.submit(run_point, k, p.to_json()): k for k, p in todo}
-        for fut in as_completed(futures):
-            row = fut.result()
-            _append(results, row)
-            done[row["key"]] = row
-            finished += 1
-            log(f"[{finished}/{len(todo)}] {row['key']}: {row['result']['verdict']}")
-    except KeyboardInterrupt:
-        log(f"interrupted: {finished} new point(s) saved in {results}; run the same command to resume")
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        if client is not None:
-            client.close()
+    with open_executor(executor, workers) as pool:
+        try:
+            for _, row in as_they_finish(pool, run_point_task, [(k, p.to_json()) for k, p in todo]):
+                _append(results, row)
+                done[row["key"]] = row
+                finished += 1
+                log(f"[{finished}/{len(todo)}] {row['key']}: {row['result']['verdict']}")
+        except KeyboardInterrupt:
+            log(f"interrupted: {finished} new point(s) saved in {results}; run the same command to resume")
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     write_summary(cfg, done, todo_all, summary_path)
     log(f"{len(todo_all)} points: {summary_path}")
     if plots:

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run(*args):
     proc = subprocess.run(
-        [sys.executable, "-m", "acplab.model.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+        [sys.executable, "-m", "acplab.model.app.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     return proc.returncode, proc.stdout, proc.stderr
 

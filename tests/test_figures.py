@@ -7,7 +7,7 @@ import pytest
 
 from acplab.model.acp import events as ev
 from acplab.model.acp.model import Action
-from acplab.model.figures import check_mermaid, compare, generate
+from acplab.model.app.figures import check_mermaid, compare, generate
 from acplab.model.render.mermaid import mermaid_states
 from acplab.model.render.seqdiagram import draw_sequence, layout
 from acplab.model.render.stategraph import (
@@ -49,7 +49,7 @@ def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatc
     (stale / "old.svg").write_text("<svg/>")
     assert compare(fresh, stale) == ["missing: scenarios/default.svg", "extra: old.svg", "differs: states/agent.mmd"]
     # the command's exit code and messages, without regenerating a second time
-    from acplab.model import figures
+    from acplab.model.app import figures
 
     monkeypatch.setattr(figures, "generate", lambda folder: shutil.copytree(fresh, folder) and [])
     assert figures.run(str(stale), check=True) == 1

@@ -7,7 +7,7 @@ tests the pieces on single runs.
 
 from pathlib import Path
 
-from acplab.model import matrix as mx
+from acplab.model.app import matrix as mx
 
 def test_a_violated_run_writes_counterexamples_and_the_markdown_links_them(tmp_path):
     run = mx.run_one(("ack-before-insertion", "report-order", {}, str(tmp_path), None))

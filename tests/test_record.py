@@ -85,7 +85,7 @@ def agent(tmp_path):
 
 
 def proxy_cmd(out, *agent_argv, extra=()):
-    return [sys.executable, "-m", "acplab.model.cli", "trace", "record", "--out", str(out), *extra, "--",
+    return [sys.executable, "-m", "acplab.model.app.cli", "trace", "record", "--out", str(out), *extra, "--",
             sys.executable, *agent_argv]
 
 
@@ -280,7 +280,7 @@ def test_empty_existing_file_is_fine_and_usage_errors_exit_2(tmp_path, agent):
     cap.write_text("")
     rc, _, err = run_session(proxy_cmd(cap, agent), [])
     assert rc == 0, err
-    base = [sys.executable, "-m", "acplab.model.cli", "trace", "record"]
+    base = [sys.executable, "-m", "acplab.model.app.cli", "trace", "record"]
     for cmd in (base + ["--out", str(tmp_path / "x.jsonl")],
                 base + ["--out", str(tmp_path / "x.jsonl"), "--", str(tmp_path / "no-such-agent")],
                 base + ["--", sys.executable, agent]):

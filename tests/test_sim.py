@@ -31,7 +31,7 @@ def test_same_seed_same_json_and_other_seed_differs():
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "acplab.model.cli", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "acplab.model.app.cli", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=120)
 
 
@@ -192,7 +192,7 @@ def test_sweep_cli_killed_midway_resumes(tmp_path):
     config = tmp_path / "sweep.json"
     config.write_text(json.dumps(cfg))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "acplab.model.cli", "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet"]
+    cmd = [sys.executable, "-m", "acplab.model.app.cli", "sweep", str(config), "--out", str(out), "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     results = out / RESULTS
     deadline = time.monotonic() + 60

@@ -9,7 +9,7 @@ import pytest
 
 from acplab.model.acp.model import AcpModel
 from acplab.model.wire.capture import dump_capture
-from acplab.model.checking import acp_model, complete_path
+from acplab.model.app.checking import acp_model, complete_path
 from acplab.model.errors import InputError
 from acplab.model.engine import Limits, Path as ExplorePath, explore
 from acplab.model.acp.monitors import ALL_MONITORS
@@ -17,7 +17,7 @@ from acplab.model.render.traces import wire_records
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS
 from acplab.model.trace.check import check_capture
-from acplab.model.tracing import check_and_write
+from acplab.model.app.tracing import check_and_write
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -217,7 +217,7 @@ def test_request_id_reuse_while_pending(tmp_path):
 
 
 def run(*args):
-    proc = subprocess.run([sys.executable, "-m", "acplab.model.cli", "trace", "check", *map(str, args)],
+    proc = subprocess.run([sys.executable, "-m", "acplab.model.app.cli", "trace", "check", *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 

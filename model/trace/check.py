@@ -64,6 +64,7 @@ from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as
 from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
 from acplab.model.errors import InputError
 from acplab.model.acp.events import Send
+from acplab.model.engine.verdicts import exit_code
 from acplab.model.acp.monitors import ALL_MONITORS
 
 from .runners import _FAST, RequestIdsUniqueWhilePending, V1EveryPromptAnsweredOnce, V1StopReasonClosedEnum, _Generic
@@ -117,7 +118,7 @@ class TraceResult:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.violations else 0
+        return exit_code(self.verdict)
 
     def to_json(self) -> dict:
         return {

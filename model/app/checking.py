@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 
 from acplab.model.engine import Limits, Result, explore
-from acplab.model.progress import explorer_progress
 from acplab.model.render.artefacts import fresh_out_dir, write_behaviour
 from acplab.model.render.traces import state_diff_trace
-from acplab.model.report import exit_code, print_json, result_json
+from acplab.model.app.progress import explorer_progress
+from acplab.model.app.report import print_json, result_json
+from acplab.model.engine.verdicts import exit_code
 
 
 def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:

@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from acplab.model.acp.model import AcpModel
 from acplab.model.engine import Limits, explore
+from acplab.model.engine.executors import run_all
 from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.acp.scenarios import SCENARIOS
-from acplab.model.acp.spec import RFD, SPECS, VARIANTS
+from acplab.model.acp.spec import SPECS, VARIANTS
 
 #: (scenario, bound overrides): small runs that carry the RFD's arguments:
 #: several clients, lost responses, failures seen live and after a resume,
@@ -96,7 +96,7 @@ def _not_applicable(spec) -> dict[str, str]:
 def run_one(task) -> dict:
     """Explore one variant on one matrix scenario (runs in a worker process)."""
     spec_name, scenario_name, overrides, out_dir, max_seconds = task
-    from acplab.model.checking import write_acp_counterexamples
+    from acplab.model.app.checking import write_acp_counterexamples
 
     spec = SPECS[spec_name]
     skip = _not_applicable(spec)
@@ -124,25 +124,12 @@ def run_one(task) -> dict:
 
 
 def run_matrix(specs=None, out_dir: str | None = None, jobs: int | None = None, max_seconds: float | None = None,
-               progress=None) -> dict:
-    """All variants x matrix scenarios; returns the ``matrix --json`` object."""
+               progress=None, executor: str = "local") -> dict:
+    """All variants x matrix scenarios on ``executor`` (see :mod:`acplab.model.engine.executors`)."""
     names = list(specs) if specs else variant_names()
     tasks = [(s, sc, ov, out_dir, max_seconds) for s in names for sc, ov in MATRIX_RUNS]
     started = time.perf_counter()
-    jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
-        runs = []
-        for t in tasks:
-            runs.append(run_one(t))
-            if progress:
-                progress(len(runs), len(tasks))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            runs = []
-            for r in pool.map(run_one, tasks):
-                runs.append(r)
-                if progress:
-                    progress(len(runs), len(tasks))
+    runs = run_all(run_one, tasks, executor, jobs or os.cpu_count() or 1, progress)
     return assemble(names, runs, time.perf_counter() - started)
 
 

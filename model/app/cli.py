@@ -55,7 +55,7 @@ def _non_negative(ctx, param, value):
 def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms, broken,
           max_states, max_seconds, symmetry, as_json, out, quiet):
     """Explore every interleaving within bounds and check the rules."""
-    from acplab.model import checking
+    from acplab.model.app import checking
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
@@ -106,7 +106,7 @@ def trace_check(file, spec, as_json, out):
     Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
     (unknown spec, unreadable or empty file, first line not a capture record).
     """
-    from acplab.model import tracing
+    from acplab.model.app import tracing
 
     result = tracing.check_and_write(file, spec=spec, out=out)
     tracing.print_result(result, as_json, echo=click.echo)
@@ -152,7 +152,7 @@ def scenarios(as_json):
 
 def _list_out(rows: list[dict], as_json: bool) -> None:
     if as_json:
-        from acplab.model.report import print_json
+        from acplab.model.app.report import print_json
 
         print_json(rows)
         return
@@ -169,7 +169,7 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
               help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
 def figures(out, check_only):
     """Regenerate every figure (sequence and state diagrams, README) deterministically."""
-    from acplab.model import figures as figs
+    from acplab.model.app import figures as figs
 
     sys.exit(figs.run(out, check_only))
 
@@ -194,7 +194,7 @@ def figures(out, check_only):
 def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
              settings, as_json, out, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% CIs."""
-    from acplab.model.report import print_json
+    from acplab.model.app.report import print_json
     from acplab.simulations.params import SimParams
     from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
 
@@ -251,27 +251,26 @@ def sweep(config, executor, out, workers, plots, quiet):
               help="Folder for matrix.json, matrix.md and the counterexamples (default: a fresh acplab-out/matrix).")
 @click.option("--jobs", type=int, default=None, callback=_positive, help="Worker processes (default: one per core).")
 @click.option("--max-seconds", type=float, default=None, help="Limit per run (cells become incomplete).")
+@click.option("--executor", default="local", show_default=True,
+              help="Where the runs go: local (processes), serial, or dask://HOST:PORT (as for sweep).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-def matrix(specs, as_json, out, jobs, max_seconds, quiet):
+def matrix(specs, as_json, out, jobs, max_seconds, executor, quiet):
     """Check every variant against every property: holds / violated / incomplete / n/a.
 
     Exit 1 if the rfd row has a violated cell, 3 if a cell is incomplete, else 0.
     """
     import json as _json
 
-    from acplab.model import matrix as mx
+    from acplab.model.app import matrix as mx
     from acplab.model.render.artefacts import fresh_out_dir
-    from acplab.model.report import print_json
+    from acplab.model.app.report import print_json
     from acplab.model.acp.spec import get_spec
 
     for name in specs:
         get_spec(name)
     folder = fresh_out_dir(out, "matrix")
-    progress = None
-    if not quiet and not as_json and sys.stderr.isatty():
-        def progress(done, total):
-            click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
-    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, progress)
+    show = not quiet and not as_json and sys.stderr.isatty()
+    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor)
     (folder / "matrix.json").write_text(_json.dumps(result, indent=2) + "\n")
     (folder / "matrix.md").write_text(mx.markdown(result, str(folder)))
     if as_json:
@@ -283,6 +282,10 @@ def matrix(specs, as_json, out, jobs, max_seconds, quiet):
     if "rfd" in cells and "violated" in cells["rfd"].values():
         sys.exit(1)
     sys.exit(3 if any("incomplete" in row.values() for row in cells.values()) else 0)
+
+
+def _run_counter(done: int, total: int) -> None:
+    click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Turning exploration results into text, JSON and files (model-independent parts)."""
+"""Exploration results as the JSON object of the command-line contract, and JSON on stdout."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ def result_json(result: Result, **extra) -> dict:
         limit=result.limit,
     )
     return out
-
-
-def exit_code(verdict: str) -> int:
-    return {"holds": 0, "violated": 1, "incomplete": 3}[verdict]
 
 
 def print_json(obj) -> None:

@@ -7,8 +7,8 @@
 * ``states/agent.mmd|svg`` and ``states/client-submission.mmd|svg``: the
   explored state graph quotiented onto the agent's foreground state and onto
   a client's view of one submission;
-* the variant matrix and the simulation plots, when ``model.matrix`` and
-  ``simulations.plots`` exist (they are looked up, never required);
+* the variant matrix (:mod:`.matrix`) and the plots of a fixed-seed
+  simulation sweep (:data:`FIGURE_SWEEP`, drawn by ``simulations.plots``);
 * ``README.md``: every figure with a caption and the command that made it.
 
 ``--check`` regenerates into a temporary folder and compares byte for byte
@@ -19,8 +19,7 @@ differs, is missing or is extra.
 from __future__ import annotations
 
 import filecmp
-import importlib
-import importlib.util
+import json
 import shutil
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acplab.model.acp.model import AcpModel
-from acplab.model.checking import complete_path
+from acplab.model.app.checking import complete_path
 from acplab.model.engine import Limits, explore
 from acplab.model.render.artefacts import write_behaviour
 from acplab.model.render.mermaid import mermaid_states
@@ -169,34 +168,50 @@ def state_figures(folder: Path) -> list[Figure]:
     return figs
 
 
-#: optional figure providers: module -> section.  Each may define
-#: ``write_figures(folder: pathlib.Path) -> list[tuple[files, caption, command]]``
-#: (``files`` relative to ``folder``); they are called only when the module exists.
-HOOKS = (("acplab.model.matrix", "Variant matrix"), ("acplab.simulations.plots", "Simulation plots"))
-
-
 def hook_figures(folder: Path) -> tuple[list[Figure], list[str]]:
+    """The variant matrix and the simulation plots, each with its caption and command."""
+    from acplab.model.app.matrix import write_figures as matrix_figures
+
     figs: list[Figure] = []
-    notes: list[str] = []
-    for module, section in HOOKS:
-        if not _module_exists(module):
-            continue
-        mod = importlib.import_module(module)
-        writer = getattr(mod, "write_figures", None)
-        if writer is None:
-            notes.append(f"`{module}` exists but has no `write_figures(folder)`; its figures are not included.")
-            continue
+    for writer, section in ((matrix_figures, "Variant matrix"), (simulation_figures, "Simulation plots")):
         for files, caption, command in writer(folder):
             files = (files,) if isinstance(files, str) else tuple(files)
             figs.append(Figure(files, caption, command, section))
-    return figs, notes
+    return figs, []
 
 
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
+#: The sweep behind the README's simulation figures (fixed seed: byte-identical output).
+FIGURE_SWEEP = {
+    "specs": ["rfd", "replay-without-reset"],
+    "grid": {"drop": [0.0, 0.02, 0.05], "disconnect_rate": [0.02]},
+    "base": {"clients": 3, "prompts": 3},
+    "sessions": 40,
+    "seed": 7,
+}
+
+
+def simulation_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
+    """The plots of a small fixed-seed sweep (SVG only)."""
+    from acplab.simulations.plots import plot_sweep
+    from acplab.simulations.sweep import check_config, points, run_point
+
+    import matplotlib
+
+    cfg = check_config(json.loads(json.dumps(FIGURE_SWEEP)))
+    rows = [run_point(key, params.to_json()) for key, params in points(cfg)]
+    out = folder / "simulation"
+    out.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # independent of whatever the process drew before
+        files = plot_sweep(rows, out)
+    figures = []
+    for svg in sorted(f for f in files if f.endswith(".svg")):
+        Path(svg[:-4] + ".png").unlink(missing_ok=True)
+        stem = Path(svg).stem
+        caption = (f"**{stem}** from a fixed-seed sweep: specs {', '.join(cfg['specs'])}; drop "
+                   f"{FIGURE_SWEEP['grid']['drop']}; 3 clients, {cfg['sessions']} sessions per point.")
+        figures.append(((f"simulation/{Path(svg).name}",), caption, "acplab sweep (see model/app/figures.py FIGURE_SWEEP)"))
+    return figures
 
 
 def _sentence(text: str) -> str:
