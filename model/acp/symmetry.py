@@ -16,7 +16,7 @@ twice; that costs states, never soundness.
 
 from __future__ import annotations
 
-from acplab.model.acp.state import Entry, World
+from acplab.model.acp.state import World
 
 
 def client_order(w: World) -> list[int]:
@@ -37,7 +37,7 @@ def permute(w: World, order: list[int], monitors) -> World:
     new_index = {old: new for new, old in enumerate(order)}
     a = w.agent
     history = tuple(
-        e if e.sub is None else tuple.__new__(Entry, (*e[:5], (new_index[e.sub[0]],) + e.sub[1:]))
+        e if e.sub is None else e._replace(sub=(new_index[e.sub[0]],) + e.sub[1:])
         for e in a.history
     )
     reqs = tuple(r._replace(client=new_index[r.client],
