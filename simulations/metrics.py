@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 
 from acplab.model import wire
 
@@ -320,12 +319,3 @@ def _quantile(ordered: list[float], q: float) -> float:
     lo = int(math.floor(pos))
     hi = min(lo + 1, len(ordered) - 1)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def bootstrap_ci(values: list[float], rng: random.Random, rounds: int = 1000) -> list[float] | None:
-    """A percentile bootstrap 95% CI of the mean with the caller's seeded RNG (for small or skewed samples)."""
-    n = len(values)
-    if n < 2:
-        return None
-    means = sorted(math.fsum(rng.choice(values) for _ in range(n)) / n for _ in range(rounds))
-    return [_r(means[int(0.025 * rounds)]), _r(means[int(0.975 * rounds) - 1])]

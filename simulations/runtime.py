@@ -38,8 +38,8 @@ from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
 from acplab.model.acp.events import C2A
 from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.acp.spec import get_spec
-from acplab.simulations.metrics import RunMetrics
-from acplab.simulations.params import CONTENTS, SimParams
+from .metrics import RunMetrics
+from .params import CONTENTS, SimParams
 
 BIG = 10**9
 

@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 from acplab.model.engine.verdicts import exit_code as verdict_exit_code
-from acplab.simulations.metrics import LATENCIES, METRICS, quantiles, summarize
-from acplab.simulations.params import SimParams
-from acplab.simulations.runtime import RunResult, build_model, run_session
+from .metrics import LATENCIES, METRICS, quantiles, summarize
+from .params import SimParams
+from .runtime import RunResult, build_model, run_session
 
 
 class SimulationResult:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from acplab.model.engine.executors import as_they_finish, open_executor
 from acplab.model.errors import InputError
-from acplab.simulations.params import SimParams
+from .params import SimParams
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -110,7 +110,7 @@ def points(cfg: dict) -> list[tuple[str, SimParams]]:
 
 def run_point(key: str, params_json: dict) -> dict:
     """Worker: one grid point's simulation summary (no artefacts, no wall-clock)."""
-    from acplab.simulations.simulate import simulate
+    from .simulate import simulate
 
     params = SimParams.from_mapping(params_json)
     summary = simulate(params).to_json()
@@ -205,7 +205,7 @@ def write_summary(cfg: dict, done: dict, todo_all, path: Path) -> None:
 
 
 def _plots(summary_path: Path, folder: Path) -> None:
-    from acplab.simulations.plots import plot_sweep
+    from .plots import plot_sweep
 
     rows = json.loads(summary_path.read_text())["points"]
     plot_sweep(rows, folder)

@@ -96,3 +96,28 @@ def schema_v2() -> AcpSchema:
 @_pytest.fixture(scope="session")
 def schema_v1() -> AcpSchema:
     return _load_acp_schema("v1")
+
+
+# --- One regeneration of the figures per test run ------------------------------
+# `acplab figures` takes about a minute (the variant matrix is most of it).  The
+# tests that compare against the committed folder share one regeneration per
+# run, across xdist workers: the first worker to ask builds it under a lock in
+# the run's shared temporary folder, the others reuse it.
+
+
+@_pytest.fixture(scope="session")
+def regenerated_figures(tmp_path_factory, worker_id):
+    import fcntl
+
+    from acplab.model.app.figures import generate
+
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    folder = shared / "figures-regenerated"
+    with open(shared / "figures.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "figures.done").exists():
+            generate(folder)
+            (shared / "figures.done").write_text("ok\n")
+    return folder

@@ -7,7 +7,8 @@ import pytest
 
 from acplab.model.acp import events as ev
 from acplab.model.acp.model import Action
-from acplab.model.app.figures import check_mermaid, compare, generate
+from acplab.model.app.figures import compare
+from mermaid_structure import check_mermaid
 from acplab.model.render.mermaid import mermaid_states
 from acplab.model.render.seqdiagram import draw_sequence, layout
 from acplab.model.render.stategraph import (
@@ -22,14 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "figures"
 
 
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory):
-    """One regeneration shared by the tests below."""
-    folder = tmp_path_factory.mktemp("figures")
-    generate(folder)
-    return folder
+@pytest.fixture
+def fresh(regenerated_figures):
+    """The one regeneration of this test run (see conftest.regenerated_figures)."""
+    return regenerated_figures
 
 
+@pytest.mark.slow
 def test_committed_figures_are_current(fresh):
     """What `acplab figures --check` does, on the one regeneration this module makes.
 
@@ -39,6 +39,7 @@ def test_committed_figures_are_current(fresh):
     assert compare(fresh, FIGURES) == []
 
 
+@pytest.mark.slow
 def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatch, capsys):
     import shutil
 
@@ -67,6 +68,7 @@ def _pinned(result):
     }
 
 
+@pytest.mark.slow
 def test_the_variant_matrix_is_pinned(fresh):
     """The regeneration ran the whole variant matrix: a flipped cell or a changed shortest length fails here."""
     import json
@@ -86,6 +88,7 @@ def test_the_variant_matrix_is_pinned(fresh):
         assert cells & {"violated", "n/a"}, name
 
 
+@pytest.mark.slow
 def test_svgs_carry_no_dates_or_versions(fresh):
     svgs = sorted(fresh.rglob("*.svg"))
     assert len(svgs) >= 20
@@ -94,6 +97,7 @@ def test_svgs_carry_no_dates_or_versions(fresh):
         assert "<dc:date>" not in text and "Matplotlib v" not in text
 
 
+@pytest.mark.slow
 def test_every_mermaid_file_is_well_formed(fresh):
     files = sorted(fresh.rglob("*.mmd"))
     assert files
@@ -101,6 +105,7 @@ def test_every_mermaid_file_is_well_formed(fresh):
         assert check_mermaid(path.read_text()) == [], path
 
 
+@pytest.mark.slow
 def test_readme_lists_every_figure_with_its_command(fresh):
     readme = (fresh / "README.md").read_text()
     for path in fresh.rglob("*"):

@@ -61,7 +61,12 @@ def _outcome(result):
     )
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+#: scenarios whose comparison without symmetry takes more than a few seconds
+SLOW_WITHOUT_SYMMETRY = {"default", "multi-client", "cancellation", "lost-response"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_WITHOUT_SYMMETRY else n
+                                  for n in sorted(SCENARIOS)])
 def test_symmetry_keeps_verdicts_with_fewer_states(name):
     """Clients are interchangeable: same verdicts, witnesses and shortest lengths, never more states."""
     scenario = SCENARIOS[name]

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model.acp import events as ev
-from acplab.model.acp.spec import Spec
-from acplab.model.acp.state import SESSION, Agent, Entry, Req, Work, replace_at
+from . import events as ev
+from .spec import Spec
+from .state import SESSION, Agent, Entry, Req, Work, replace_at
 from acplab.model.wire import (
     Notice,
     PromptResultV1,

@@ -20,7 +20,6 @@ from acplab.model.wire import (
     Update,
     UserMessage,
     UserMessageChunk,
-    V1_STOP_REASONS,
 )
 
 

@@ -1,6 +1,6 @@
 """The v1 <-> v2 bridges of the ACP v2 prompt-lifecycle RFD as small explicit-state models.
 
-Source: the seed RFD (``/work/shared/seed/000_e189dfbba74843e1.txt``), section
+Source: the seed RFD (the shared reference folder's ``seed/000_e189dfbba74843e1.txt``), section
 "Report failures after insertion", last paragraph ("A bridge from a v1 Agent to
 a v2 Client maps an error response that arrives after the bridge reported the
 message inserted to an idle state_update with the error stop reason and the
@@ -9,8 +9,8 @@ an error response for the pending v1 prompt, using -32603 (internal error)
 when error is absent."), and the "Correlate..." adapter paragraph (an echo or
 insertion event is evidence of insertion; an ID assigned in advance is not).
 
-Rules checked (``/work/shared/RULES.md``): B1, B2, B3, B4, B6, B7 (with P3/P7),
-E1 and W14; races X32 and X33 of ``/work/shared/RACES.md``.
+Rules checked (``RULES.md``): B1, B2, B3, B4, B6, B7 (with P3/P7), E1 and W14;
+races X32 and X33 of ``RACES.md``.
 
 Two models, each with three parties (client C, bridge B, agent A) joined by
 four FIFO channels (C->B, B->A, A->B, B->C).  Every delivery is one step; a
@@ -75,6 +75,7 @@ from acplab.model.wire import (
     Update,
     UserMessage,
     UserMessageChunk,
+    V1_STOP_REASONS,
 )
 
 from .bridge_base import (  # noqa: F401 - format_message is part of this module's interface
@@ -86,7 +87,6 @@ from .bridge_base import (  # noqa: F401 - format_message is part of this module
     MINTED_ID,
     SESSION,
     TEXT,
-    V1_STOP_REASONS,
     _Base,
     _after,
     _before,

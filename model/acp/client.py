@@ -11,9 +11,9 @@ cut before the response is ambiguous and stays so (R11).  The
 
 from __future__ import annotations
 
-from acplab.model.acp import events as ev
-from acplab.model.acp.spec import Spec
-from acplab.model.acp.state import SESSION, Client, Item, Sub, replace_at
+from . import events as ev
+from .spec import Spec
+from .state import SESSION, Client, Item, Sub, replace_at
 from acplab.model.wire import NULL, CancelRequest, CancelSession, PermissionResult, Prompt, Resume
 
 

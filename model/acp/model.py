@@ -82,7 +82,7 @@ class AcpModel:
         self._handlers = self._dispatch_table()
         self._resting = [(k, m) for k, m in enumerate(monitors) if type(m).at_rest is not Monitor.at_rest]
         if symmetry:
-            from acplab.model.acp.symmetry import canonical_hasher
+            from .symmetry import canonical_hasher
 
             self.fingerprint = canonical_hasher(monitors)
 

@@ -14,9 +14,9 @@ reasoning) and say so.
 
 from __future__ import annotations
 
-from acplab.model.acp.events import A2C, C2A
+from .events import A2C, C2A
 from acplab.model.wire.capture import conn_label as _conn
-from acplab.model.acp.state import World
+from .state import World
 
 TERMINAL_TOOL = ("completed", "failed", "cancelled")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from acplab.model.acp.model import Bounds
+from .model import Bounds
 from acplab.model.errors import InputError
 
 

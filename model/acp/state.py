@@ -12,9 +12,6 @@ from typing import NamedTuple
 
 SESSION = "s1"
 
-Conn = tuple[int, int]  # (client index, epoch)
-
-
 class Entry(NamedTuple):
     """A message in the agent's session history.
 

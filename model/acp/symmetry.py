@@ -16,7 +16,7 @@ twice; that costs states, never soundness.
 
 from __future__ import annotations
 
-from acplab.model.acp.state import World
+from .state import World
 
 
 def client_order(w: World) -> list[int]:
@@ -59,7 +59,7 @@ def permute(w: World, order: list[int], monitors) -> World:
 
 def canonical_hasher(all_monitors):
     """A fingerprint function for the model's states (its monitors rename their own bookkeeping)."""
-    from acplab.model.acp.monitors import Monitor
+    from .monitors import Monitor
 
     monitors = [(k, m) for k, m in enumerate(all_monitors) if type(m).rename_clients is not Monitor.rename_clients]
 

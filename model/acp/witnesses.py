@@ -8,7 +8,7 @@ clients see.
 
 from __future__ import annotations
 
-from acplab.model.acp.state import World
+from .state import World
 
 
 def _subs_of(world: World):

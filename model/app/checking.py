@@ -7,8 +7,8 @@ import click
 from acplab.model.engine import Limits, Result, explore
 from acplab.model.render.artefacts import fresh_out_dir, write_behaviour
 from acplab.model.render.traces import state_diff_trace
-from acplab.model.app.progress import explorer_progress
-from acplab.model.app.report import print_json, result_json
+from .progress import explorer_progress
+from .report import print_json, result_json
 from acplab.model.engine.verdicts import exit_code
 
 

@@ -55,7 +55,7 @@ def _non_negative(ctx, param, value):
 def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms, broken,
           max_states, max_seconds, symmetry, as_json, out, quiet):
     """Explore every interleaving within bounds and check the rules."""
-    from acplab.model.app import checking
+    from . import checking
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
@@ -106,7 +106,7 @@ def trace_check(file, spec, as_json, out):
     Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
     (unknown spec, unreadable or empty file, first line not a capture record).
     """
-    from acplab.model.app import tracing
+    from . import tracing
 
     result = tracing.check_and_write(file, spec=spec, out=out)
     tracing.print_result(result, as_json, echo=click.echo)
@@ -152,7 +152,7 @@ def scenarios(as_json):
 
 def _list_out(rows: list[dict], as_json: bool) -> None:
     if as_json:
-        from acplab.model.app.report import print_json
+        from .report import print_json
 
         print_json(rows)
         return
@@ -169,7 +169,7 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
               help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
 def figures(out, check_only):
     """Regenerate every figure (sequence and state diagrams, README) deterministically."""
-    from acplab.model.app import figures as figs
+    from . import figures as figs
 
     sys.exit(figs.run(out, check_only))
 
@@ -194,7 +194,7 @@ def figures(out, check_only):
 def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
              settings, as_json, out, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% CIs."""
-    from acplab.model.app.report import print_json
+    from .report import print_json
     from acplab.simulations.params import SimParams
     from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
 
@@ -261,9 +261,9 @@ def matrix(specs, as_json, out, jobs, max_seconds, executor, quiet):
     """
     import json as _json
 
-    from acplab.model.app import matrix as mx
+    from . import matrix as mx
     from acplab.model.render.artefacts import fresh_out_dir
-    from acplab.model.app.report import print_json
+    from .report import print_json
     from acplab.model.acp.spec import get_spec
 
     for name in specs:

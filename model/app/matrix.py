@@ -96,7 +96,7 @@ def _not_applicable(spec) -> dict[str, str]:
 def run_one(task) -> dict:
     """Explore one variant on one matrix scenario (runs in a worker process)."""
     spec_name, scenario_name, overrides, out_dir, max_seconds = task
-    from acplab.model.app.checking import write_acp_counterexamples
+    from .checking import write_acp_counterexamples
 
     spec = SPECS[spec_name]
     skip = _not_applicable(spec)
