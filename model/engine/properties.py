@@ -5,6 +5,18 @@ A model offers ``init_states()``, ``successors(state)``, ``properties()`` and
 name, an expectation and a pure predicate on states; ``explain`` optionally
 turns a violating state into the sentence a report prints, so a violation
 carries its own words and nothing has to be fished out of the state later.
+
+Three refinements, each a field of :class:`Property`:
+
+* ``severity="warning"`` (``always`` only): a SHOULD.  A violating state is
+  reported as a warning with its shortest path, is still expanded, and never
+  changes the verdict.
+* ``required=False`` (``sometimes`` only): a witness that may be out of reach
+  (bounds the user chose); a missing one is a warning, not a violation.
+* ``every_state=True`` (``eventually`` only): the condition must become true
+  again from *every* reachable state, not only from the initial ones
+  (``[]<>P``: an obligation such as "nothing is owed" that is true at the
+  start and false while something is owed).
 """
 
 from __future__ import annotations
@@ -32,6 +44,12 @@ class Property:
     rules: tuple[str, ...] = ()
     description: str = ""
     explain: Callable[[State], str | None] | None = None
+    #: "error" (a violation) or "warning" (a SHOULD: reported, never changes the verdict)
+    severity: str = "error"
+    #: a ``sometimes`` witness whose absence is a violation (else a warning)
+    required: bool = True
+    #: an ``eventually`` condition that must recur from every reachable state (``[]<>``)
+    every_state: bool = False
 
     def sentence(self, state: State) -> str:
         """What went wrong in ``state``, in words."""
@@ -39,16 +57,22 @@ class Property:
         return said or self.description or self.name
 
 
-def always(name: str, condition, rules=(), description="", explain=None) -> Property:
-    return Property(name, "always", condition, tuple(rules), description, explain)
+def always(name: str, condition, rules=(), description="", explain=None, severity="error") -> Property:
+    """Every reachable state satisfies ``condition`` (``severity="warning"`` for a SHOULD)."""
+    if severity not in ("error", "warning"):
+        raise ValueError(f"severity must be 'error' or 'warning', got {severity!r}")
+    return Property(name, "always", condition, tuple(rules), description, explain, severity=severity)
 
 
-def sometimes(name: str, condition, rules=(), description="") -> Property:
-    return Property(name, "sometimes", condition, tuple(rules), description)
+def sometimes(name: str, condition, rules=(), description="", required=True) -> Property:
+    """Some reachable state satisfies ``condition``; ``required=False`` makes a miss a warning."""
+    return Property(name, "sometimes", condition, tuple(rules), description, required=required)
 
 
-def eventually(name: str, condition, rules=(), description="", explain=None) -> Property:
-    return Property(name, "eventually", condition, tuple(rules), description, explain)
+def eventually(name: str, condition, rules=(), description="", explain=None, every_state=False) -> Property:
+    """Every (weakly fair) maximal behaviour reaches ``condition``: from the start, or with
+    ``every_state`` from every reachable state (``[]<>``, for obligations)."""
+    return Property(name, "eventually", condition, tuple(rules), description, explain, every_state=every_state)
 
 
 DEADLOCK = Property("deadlock", "always", lambda s: True, (), "a non-final state with no successor")

@@ -16,8 +16,11 @@ The engine knows nothing about ACP.  A model offers:
 
 Optional attributes: ``fingerprint(state) -> int`` (defaults to ``hash``; a
 model with symmetry reduction returns the hash of a canonical form),
-``check_deadlock`` (default ``True``) and ``is_final(state)`` (a terminal state
-that is not a deadlock).
+``check_deadlock`` (default ``True``), ``is_final(state)`` (a terminal state
+that is not a deadlock), ``deadlock_property`` (the :class:`Property` a
+non-final terminal state violates, so a model can name it and cite rules;
+default :data:`DEADLOCK`) and ``fairness_class(action) -> hashable | None``
+(weak fairness for ``eventually``; see :mod:`.liveness`).
 
 What each expectation covers
 ----------------------------
@@ -26,21 +29,33 @@ What each expectation covers
     (hence shortest, by breadth-first order) violating state is reported.
     A violating state is not expanded further, so a second property whose only
     violations lie beyond the first one's violating states is reported only
-    through paths that avoid them.
+    through paths that avoid them.  ``severity="warning"`` (a SHOULD): the
+    first violating state is reported as a warning with its shortest path,
+    the state is still expanded, and the verdict does not change.
 ``sometimes``
     a witness: some reachable state satisfies the condition.  A missing
-    witness is reported as missing; it never turns a verdict into ``holds``
-    silently, because the caller decides what a missing witness means.
+    *required* witness after a complete run makes the verdict ``violated``
+    (the model cannot reach a state it was declared to reach); a missing
+    witness with ``required=False`` is only listed, never changes the verdict.
 ``eventually``
-    every maximal behaviour reaches a state satisfying the condition.  After a
-    complete exploration the explorer keeps the subgraph of states where the
-    condition is false and that are reachable from an initial state through
-    such states only; it reports a violation if that subgraph contains a
-    terminal state (a finite behaviour that never satisfies it) or a cycle (an
-    infinite one; the counterexample is a lasso).  Not covered: fairness (a
-    cycle the system could leave is still a violation) and incomplete runs
-    (an ``eventually`` property is never reported as holding when a limit
-    was hit).
+    every maximal behaviour reaches a state satisfying the condition: from
+    the initial states (``<>P``), or with ``every_state`` from every
+    reachable state (``[]<>P``: obligations).  After a complete exploration
+    the explorer keeps the subgraph of states where the condition is false
+    (reachable through such states only, for ``<>P``); it reports a violation
+    if that subgraph contains a terminal state (a finite behaviour that never
+    satisfies it; the shallowest one) or a cycle that is weakly fair for the
+    model's fairness classes (an infinite one; the counterexample is a lasso
+    whose ``loop_start`` says where the loop begins).  Covered: weak fairness
+    per class (a cycle the system leaves by a continuously enabled class is
+    not a counterexample).  Not covered: strong fairness; fairness per action
+    instance; a model without ``fairness_class`` (then any cycle counts); and
+    incomplete runs (an ``eventually`` property is never reported as holding
+    when a limit was hit).
+deadlock
+    a terminal state (no successor) that the model's ``is_final`` does not
+    accept violates ``deadlock_property`` (checked when ``check_deadlock``);
+    the shallowest such state is reported once.
 
 States are stored as 60-bit fingerprints (the model's 64-bit hash masked to
 60 bits, which keeps each one a 32-byte int), not as values: two distinct
@@ -91,21 +106,36 @@ class Result:
     violations: list[Violation] = field(default_factory=list)
     witnesses: dict[str, Path | None] = field(default_factory=dict)
     limit: str | None = None
+    #: violations of ``severity="warning"`` properties (SHOULDs): reported, verdict unchanged
+    warnings: list[Violation] = field(default_factory=list)
+    #: witnesses declared ``required=False``: missing ones are warnings
+    optional: frozenset[str] = frozenset()
 
     @property
     def verdict(self) -> str:
-        """``holds`` needs a complete run, no violation and every witness found.
+        """``holds`` needs a complete run, no violation and every required witness found.
 
-        A witness missing after a complete run means the model cannot reach a
-        state it was declared to reach: ``violated``, never a quiet ``holds``.
+        A required witness missing after a complete run means the model cannot
+        reach a state it was declared to reach: ``violated``, never a quiet
+        ``holds``.  Warnings never change the verdict.
         """
-        if self.violations or (self.complete and self.missing_witnesses):
+        if self.violations or (self.complete and self.missing_required):
             return "violated"
         return "holds" if self.complete else "incomplete"
 
     @property
     def missing_witnesses(self) -> list[str]:
         return [name for name, path in self.witnesses.items() if path is None]
+
+    @property
+    def missing_required(self) -> list[str]:
+        """Missing witnesses that make the verdict ``violated``."""
+        return [name for name in self.missing_witnesses if name not in self.optional]
+
+    @property
+    def missing_optional(self) -> list[str]:
+        """Missing witnesses declared ``required=False``: warnings only."""
+        return [name for name in self.missing_witnesses if name in self.optional]
 
 
 @dataclass(frozen=True)
@@ -158,9 +188,11 @@ def explore(
     fingerprint = getattr(model, "fingerprint", hash)
     check_deadlock = getattr(model, "check_deadlock", True)
     is_final = getattr(model, "is_final", None)
+    deadlock = getattr(model, "deadlock_property", DEADLOCK)
     props = list(model.properties())
-    reject_duplicate_names(props)
-    active_always = [p for p in props if p.expectation == "always"]
+    reject_duplicate_names(props + ([deadlock] if check_deadlock else []))
+    active_always = [p for p in props if p.expectation == "always" and p.severity != "warning"]
+    active_warn = [p for p in props if p.expectation == "always" and p.severity == "warning"]
     active_sometimes = [p for p in props if p.expectation == "sometimes"]
     eventual = [p for p in props if p.expectation == "eventually"]
     successors = model.successors
@@ -168,8 +200,11 @@ def explore(
     stats = Stats()
     result = Result(complete=False, stats=stats)
     result.witnesses = {p.name: None for p in active_sometimes}
-    graph = EventualGraph(eventual) if eventual else None
+    result.optional = frozenset(p.name for p in active_sometimes if not p.required)
+    graph = EventualGraph(eventual, getattr(model, "fairness_class", None)) if eventual else None
+    fair = graph is not None and graph.fairness is not None
     violated: list[tuple[Property, int]] = []
+    warned: list[tuple[Property, int]] = []
     witnessed: list[tuple[Property, int]] = []
 
     def discover(state, idx) -> bool:
@@ -178,6 +213,10 @@ def explore(
             graph.mark(idx, state)
         if visitor is not None:
             visitor.state(idx, state)
+        if active_warn:
+            for p in [p for p in active_warn if not p.condition(state)]:
+                active_warn.remove(p)
+                warned.append((p, idx))
         bad = [p for p in active_always if not p.condition(state)]
         if bad:
             for p in bad:
@@ -216,30 +255,38 @@ def explore(
         next_frontier = []
         for n, (state, idx) in enumerate(frontier):
             count = 0
+            # fairness classes of every successor, for a state that falsifies an `eventually`
+            classes = [] if fair and graph.falsifying(idx) else None
             for ordinal, successor in enumerate(successors(state)):
                 nxt = successor[1]
                 count += 1
+                cid = -1
+                if classes is not None:
+                    cid = graph.class_id(successor[0])
+                    classes.append(cid)
                 fp = fingerprint(nxt) & FP_MASK
                 if fp in seen:
                     if graph is not None:
-                        graph.edge(idx, index[fp], ordinal)
+                        graph.edge(idx, index[fp], ordinal, cid)
                     if visitor is not None:
                         visitor.edge(idx, index[fp], successor)
                     continue
                 new = add(fp, idx, ordinal)
                 expand = discover(nxt, new)
                 if graph is not None:
-                    graph.edge(idx, new, ordinal)
+                    graph.edge(idx, new, ordinal, cid)
                 if visitor is not None:
                     visitor.edge(idx, new, successor)
                 if expand:
                     next_frontier.append((nxt, new))
             stats.transitions += count
+            if classes:
+                graph.enable(idx, classes)
             if count == 0:
                 if graph is not None:
                     graph.terminals.append(idx)
                 if check_deadlock and not (is_final and is_final(state)):
-                    violated.append((DEADLOCK, idx))
+                    violated.append((deadlock, idx))
                     check_deadlock = False
             if n & 1023 == 0:
                 now = time.perf_counter()
@@ -267,6 +314,8 @@ def explore(
     result.limit = limit
     for p, idx in violated:
         result.violations.append(Violation(p, replay(model, store.ordinals_to(idx))))
+    for p, idx in warned:
+        result.warnings.append(Violation(p, replay(model, store.ordinals_to(idx))))
     for p, idx in witnessed:
         result.witnesses[p.name] = replay(model, store.ordinals_to(idx))
     if graph is not None and result.complete:
