@@ -102,7 +102,7 @@ class EventualGraph:
 
     def violations(self, store: FingerprintStore):
         """``(property, ordinals, loop_start)`` for each violated property, a shortest one each."""
-        cyclic = self._may_have_cycles()
+        cyclic = self._may_have_cycles() and self._has_cycle()
         terminals = sorted(self.terminals)
         for k, p in enumerate(self.props):
             flags = self.false[k]
@@ -116,6 +116,25 @@ class EventualGraph:
     def _may_have_cycles(self) -> bool:
         """Whether an edge goes back in discovery order: without one the graph is acyclic."""
         return any(d <= s for s, d in zip(self.src, self.dst))
+
+    def _has_cycle(self) -> bool:
+        """Whether the recorded edges (among states falsifying anything) close a cycle (Kahn)."""
+        succ: dict[int, list[int]] = {}
+        indeg: dict[int, int] = {}
+        for s, d in zip(self.src, self.dst):
+            succ.setdefault(s, []).append(d)
+            indeg[d] = indeg.get(d, 0) + 1
+        ready = [n for n in succ if n not in indeg]
+        seen = 0
+        nodes = set(succ) | set(indeg)
+        while ready:
+            n = ready.pop()
+            seen += 1
+            for d in succ.get(n, ()):
+                indeg[d] -= 1
+                if indeg[d] == 0:
+                    ready.append(d)
+        return seen < len(nodes)
 
     def _adjacency(self, flags, keep=None) -> dict[int, list[tuple[int, int, int]]]:
         adj: dict[int, list[tuple[int, int, int]]] = {}
