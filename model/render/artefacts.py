@@ -35,16 +35,17 @@ def fresh_out_dir(base: str | None, stem: str) -> FsPath:
 
 
 def write_behaviour(base: FsPath, model, steps, title: str, violation: tuple[str, str] | None = None,
-                    rules=(), times_ms=None, kinds=KINDS) -> list[str]:
+                    rules=(), times_ms=None, kinds=KINDS, loop_start: int | None = None) -> list[str]:
     """Write ``base``.txt / .jsonl / .mmd (those in ``kinds``) for ``steps`` (``[(action, events)]``).
 
     ``violation`` is ``(property name, sentence)``; ``times_ms`` gives each
-    step's time for the wire log (default: the step number).
+    step's time for the wire log (default: the step number); ``loop_start``
+    marks a lasso's repeating part in the trace and the diagram.
     """
     written = []
     if "txt" in kinds:
         path = base.with_suffix(".txt")
-        path.write_text(step_trace(model, steps, title, violation[1] if violation else None))
+        path.write_text(step_trace(model, steps, title, violation[1] if violation else None, loop_start))
         written.append(path)
     if "jsonl" in kinds:
         path = base.with_suffix(".jsonl")
@@ -52,6 +53,6 @@ def write_behaviour(base: FsPath, model, steps, title: str, violation: tuple[str
         written.append(path)
     if "mmd" in kinds:
         path = base.with_suffix(".mmd")
-        path.write_text(mermaid(steps, model.bounds.clients, title, violation, rules))
+        path.write_text(mermaid(steps, model.bounds.clients, title, violation, rules, loop_start))
         written.append(path)
     return [str(p) for p in written]

@@ -20,19 +20,28 @@ if TYPE_CHECKING:
     from .stategraph import Quotient
 
 
-def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | None = None, rules=()) -> str:
-    """A Mermaid ``sequenceDiagram``: arrows at delivery, crosses for lost messages, notes for internals."""
+def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | None = None, rules=(),
+            loop_start: int | None = None) -> str:
+    """A Mermaid ``sequenceDiagram``: arrows at delivery, crosses for lost messages, notes for internals.
+
+    ``loop_start`` (a lasso) puts the steps that repeat forever in a ``loop`` block.
+    """
     lines = ["sequenceDiagram"]
     if title:
         lines.insert(0, f"---\ntitle: {_escape(title)}\n---")
     for c in range(clients):
         lines.append(f"    participant C{c + 1} as client c{c + 1}")
     lines.append("    participant A as agent (adapter + runtime)")
-    for _action, events in steps:
+    for n, (_action, events) in enumerate(steps):
+        if loop_start is not None and n == loop_start:
+            lines.append("    loop repeats forever")
+            lines.append(f"    Note over A: steps {n + 1}-{len(steps)} repeat")
         for e in events:
             line = _mermaid_event(e)
             if line:
                 lines.append("    " + line)
+    if loop_start is not None and loop_start < len(steps):
+        lines.append("    end")
     for (conn, direction), msg in in_flight(steps):
         c = f"C{conn[0] + 1}"
         label = _escape(describe(msg)) + " (in flight)"

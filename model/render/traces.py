@@ -19,15 +19,23 @@ from acplab.model.wire.capture import conn_label
 from .labels import describe_event
 
 
-def step_trace(model, steps, title: str, violation: str | None = None) -> str:
-    """Numbered steps: the action, then what crossed the wire and happened inside."""
+def step_trace(model, steps, title: str, violation: str | None = None, loop_start: int | None = None) -> str:
+    """Numbered steps: the action, then what crossed the wire and happened inside.
+
+    ``loop_start`` (a lasso: the state the last step returns to, 0 being the
+    initial state) marks where the part that repeats forever begins.
+    """
     lines = [title, ""]
     for n, (action, events) in enumerate(steps, 1):
+        if loop_start is not None and n == loop_start + 1:
+            lines.append(f"     -- from here steps {n}-{len(steps)} repeat forever --")
         lines.append(f"{n:3d}. {model.format_action(action)}")
         for e in events:
             text = describe_event(e)
             if text:
                 lines.append(f"       {text}")
+    if loop_start is not None:
+        lines.append(f"     -- back to the state after step {loop_start}, for ever --")
     if violation:
         lines += ["", f"violation: {violation}"]
     return "\n".join(lines) + "\n"
