@@ -251,7 +251,7 @@ class Session:
                 continue
             yield self.env.timeout(self.exp(self.p.step_ms / 1000.0))
             a = self.world.agent
-            steps = ag.work_steps(a, opts, self.world.budget.failures > 0)
+            steps = ag.work_steps(a, opts, self.world.budget.failures > 0, self.model.spec)
             if not steps:
                 continue
             if "end_cancelled" in steps:

@@ -210,7 +210,9 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, t
 
     ``content`` None leaves content alone (U6); NULL or () clears it; a tuple
     replaces it; a chunk appends ``block`` (U7).  A provisional optimistic copy
-    is replaced by the agent's first report rather than appended to (P18).
+    is replaced by the agent's first report rather than appended to (P18), and
+    moves to where that report places it: the response does not determine the
+    message's position in the feed, the user-message update does (P1, U1).
     """
     feed = client.feed
     out: list = []
@@ -225,6 +227,9 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, t
         feed = feed + (item,)
         at = len(feed) - 1
     item = feed[at]
+    if item.provisional:  # the agent's first report: its place in the conversation
+        feed = feed[:at] + feed[at + 1 :] + (item,)
+        at = len(feed) - 1
     if block is not None:
         new = (block,) if item.provisional else item.content + (block,)
         item = item._replace(content=new, provisional=False)

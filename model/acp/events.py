@@ -70,9 +70,33 @@ class Reject(NamedTuple):
 
 
 class WorkStart(NamedTuple):
+    """Foreground work started; ``origin`` "prompt", "command", "agent" (S17) or "hook" (S4)."""
+
     mids: tuple[str, ...]
     command: bool
+    origin: str = "prompt"
     kind: str = "work_start"
+
+
+class Join(NamedTuple):
+    """A message inserted while work ran joins that work (it contributes to work in progress)."""
+
+    mid: str
+    kind: str = "join"
+
+
+class AssignId(NamedTuple):
+    """The adapter assigned ``mid`` to a submission before inserting it (not evidence of insertion, P7)."""
+
+    mid: str
+    sub: tuple[int, int, int]
+    kind: str = "assign_id"
+
+
+class Working(NamedTuple):
+    """The runtime goes on working without reporting anything (a step that changes nothing)."""
+
+    kind: str = "working"
 
 
 class WorkEnd(NamedTuple):
@@ -84,9 +108,11 @@ class WorkEnd(NamedTuple):
 
 
 class Fail(NamedTuple):
-    """The runtime failed; ``after_insertion`` for work that serves an inserted message."""
+    """The runtime failed; ``after_insertion`` for work that serves an inserted message;
+    ``aborting`` when the failure is raised by aborting cancelled work (C9)."""
 
     after_insertion: bool
+    aborting: bool = False
     kind: str = "fail"
 
 

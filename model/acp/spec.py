@@ -69,6 +69,50 @@ class Spec(NamedTuple):
     #: the live report of a message is still streamed to a connection that already
     #: received it by replay (found by the explorer: chunks then duplicate content)
     echo_after_replay: bool = False
+
+    # -- what the RFD allows the agent (issue 13); each default is the RFD's reading --
+    #: a prompt may be inserted while foreground work runs and then contributes to it
+    #: ("A prompt may contribute to work already in progress"; the RFD leaves
+    #: insert-while-busy open, so it is allowed; queued commands still wait)
+    insert_while_busy: bool = True
+    #: the agent may start foreground work on its own, with running ... idle (S17)
+    agent_initiated_work: bool = True
+    #: `running` may be reported before insertion, e.g. during a foreground hook (S4;
+    #: the RFD is silent, the schema allows it: taken here)
+    running_before_insertion: bool = True
+    #: how hook work ends when its prompt is rejected before insertion: "error" (the
+    #: schema's E11: pre-insertion work that fails ends with idle error; the RFD is
+    #: silent) or "end_turn"
+    hook_rejection_stop: str = "error"
+    #: the adapter may assign an ID before insertion, without answering (P7: not evidence)
+    ids_before_insertion: bool = True
+    #: an ID assigned to a submission that is then rejected or withdrawn: "retired"
+    #: (never handed out again, P5) or "recycled" (given to the next message)
+    withdrawn_ids: str = "retired"
+    #: the user_message report of an inserted message goes out before any later output
+    #: and before the idle of the work it started (insertion gives it a position; S6)
+    echo_before_work: bool = True
+    #: the ID the live report carries: "inserted" (U3) or "runtime" (the runtime's own
+    #: ID, not the one the adapter returned: X03's variant)
+    report_id: str = "inserted"
+    #: the adapter answers inserted prompts (P2)
+    answers: bool = True
+    #: foreground work ends (S2/S3); False: the runtime keeps working and never says idle
+    ends_work: bool = True
+    #: the message-ID counter survives an agent restart (P5: never reused)
+    ids_survive_restart: bool = True
+    #: whose requests `$/cancel_request` is matched against: "sender" (C3) or "id_only"
+    cancel_request_match: str = "sender"
+    #: how cancelled work ends when aborting raises an error: "cancelled" (C9) or "error"
+    abort_failure_stop: str = "cancelled"
+    #: a pending permission request whose connection closes: "deny" (treated as not
+    #: approved, as C11 does for a cancel) or "reask" (ask another attached client, or
+    #: the next client to resume); the RFD is silent
+    permission_on_disconnect: str = "deny"
+    #: an unfinished tool call's terminal status is sent only after the ending idle (X18)
+    tool_status_after_idle: bool = False
+    #: the idle error carries the JSON-RPC error object (E3/E5: a SHOULD)
+    error_details: bool = True
     #: for a mutant or finding: the monitor that must catch it
     breaks: str = ""
 
@@ -114,6 +158,56 @@ MUTANTS: dict[str, Spec] = {
         name="no-idle-after-failure", breaks="WorkEndsWithOneIdle", failure_report="idle_silent",
         description="a failure after insertion ends work without an idle state_update",
     ),
+    # -- issue 13: liveness, placement, cancellation routing, IDs across rejection and restart --
+    "never-answers": RFD._replace(
+        name="never-answers", breaks="EveryPromptAnswered", answers=False,
+        description="the adapter inserts and reports a prompt but never sends its response",
+    ),
+    "never-idles": RFD._replace(
+        name="never-idles", breaks="RunningEndsInIdle", ends_work=False,
+        description="the runtime keeps working for ever: the work never ends and no idle comes",
+    ),
+    "late-echo": RFD._replace(
+        name="late-echo", breaks="UserMessageReportedInPlace", echo_before_work=False,
+        description="the user_message report may come after later output and after the idle of the work it started",
+    ),
+    "restart-resets-ids": RFD._replace(
+        name="restart-resets-ids", breaks="DistinctMessageIds", ids_survive_restart=False,
+        description="the message-ID counter starts again after an agent restart",
+    ),
+    "cancel-request-by-id-only": RFD._replace(
+        name="cancel-request-by-id-only", breaks="CancelRequestMatchesSender", cancel_request_match="id_only",
+        description="$/cancel_request is matched by request id across connections, not against the sender's own",
+    ),
+    "held-prompt-runs-after-cancel": RFD._replace(
+        name="held-prompt-runs-after-cancel", breaks="CancelWithdrawsHeldPrompts", cancel_withdraws_held=False,
+        description="a prompt held when session/cancel arrives is drained and run afterwards",
+    ),
+    "id-leaked-after-rejection": RFD._replace(
+        name="id-leaked-after-rejection", breaks="RejectedIdsNeverSurface", withdrawn_ids="recycled",
+        description="an ID assigned before insertion to a prompt later rejected is handed to the next message",
+    ),
+    "abort-fails-as-error": RFD._replace(
+        name="abort-fails-as-error", breaks="CancelledWorkEndsCancelled", abort_failure_stop="error",
+        description="an error raised while aborting cancelled work ends it with stopReason error",
+    ),
+    # -- so that every property can fail (acplab properties) --
+    "suppressed-echo": RFD._replace(
+        name="suppressed-echo", breaks="AcceptedMessageReportedLive", echo=False,
+        description="the adapter never reports inserted prompts live (what several v1 adapters did, X01)",
+    ),
+    "report-under-runtime-id": RFD._replace(
+        name="report-under-runtime-id", breaks="SuccessCarriesInsertedId", report_id="runtime",
+        description="the live report carries the runtime's own ID, not the one returned (X03's variant)",
+    ),
+    "tool-status-after-idle": RFD._replace(
+        name="tool-status-after-idle", breaks="ToolCallsTerminalBeforeIdle", tool_status_after_idle=True,
+        description="a failure ends the work with idle error first and fails its tool call afterwards (X18)",
+    ),
+    "error-without-details": RFD._replace(
+        name="error-without-details", breaks="ErrorIdleCarriesErrorObject", error_details=False,
+        description="the idle error omits the error object: allowed, but the RFD says SHOULD (a warning)",
+    ),
 }
 
 #: Variants the explorer's findings suggest (not in the RFD's text either way).
@@ -135,8 +229,11 @@ VARIANTS: dict[str, Spec] = {
     "v1": RFD._replace(
         name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",
         respond_at="end_of_turn", response="stop_reason", state_updates=False, echo=False,
-        failure_report="error_response", snapshot_outcome=False,
+        failure_report="error_response", snapshot_outcome=False, insert_while_busy=False,
+        agent_initiated_work=False, running_before_insertion=False,
         not_applicable=(
+            ("RunningEndsInIdle", _V1_ONLY), ("UserMessageReportedInPlace", "v1 does not report user messages"),
+            ("ErrorIdleCarriesErrorObject", _V1_ONLY),
             ("WorkEndsWithOneIdle", _V1_ONLY), ("FailureEndsWithErrorIdle", _V1_ONLY),
             ("StateViewMatches", _V1_ONLY), ("ToolCallsTerminalBeforeIdle", _V1_ONLY),
             ("AcceptedMessageReportedLive", "v1 does not require a live echo of the prompt"),

@@ -54,17 +54,26 @@ class Req(NamedTuple):
 
 
 class Work(NamedTuple):
-    """Foreground work in progress: the script is output, then an optional tool call, then idle."""
+    """Foreground work in progress: the script is output, then an optional tool call, then idle.
+
+    ``origin`` says what started it: "prompt", "command", "agent" (the agent
+    on its own, S17) or "hook" (foreground work before insertion, S4; ``hook``
+    is then the submission it runs for, None once that prompt was rejected).
+    Later prompts may join running work (``mids`` grows: a prompt contributes
+    to work in progress).
+    """
 
     mids: tuple[str, ...]
     command: bool = False
     output: str | None = None  # agent message id once its chunk was sent
     tool: str | None = None  # tool call status once started
     perm_rid: int | None = None  # outstanding permission request id
-    perm_client: int | None = None
+    perm_client: int | None = None  # who was asked (None: asked nobody yet / the asker left)
     cancelled: bool = False
     failed: bool = False
     replayed_command: bool = False
+    origin: str = "prompt"
+    hook: tuple[int, int, int] | None = None
 
 
 class Agent(NamedTuple):
@@ -77,6 +86,10 @@ class Agent(NamedTuple):
     attached: tuple[bool, ...] = ()  # per client: its live connection is attached to the session
     last_stop: str | None = None
     issued: tuple[str, ...] = ()  # every message ID ever returned or inserted (for reuse mutants)
+    #: IDs assigned to submissions before insertion that were then rejected or withdrawn (P5, P16)
+    withdrawn: tuple[str, ...] = ()
+    #: updates of ended work still to send (only the ``tool-status-after-idle`` mutant has any)
+    late: tuple = ()
 
 
 class Sub(NamedTuple):
@@ -139,6 +152,7 @@ class Budget(NamedTuple):
     cancel_requests: int = 0
     failures: int = 0
     restarts: int = 0
+    own_work: int = 0  # agent-initiated foreground work the agent may still start (S17)
 
 
 class World(NamedTuple):
@@ -148,6 +162,7 @@ class World(NamedTuple):
     budget: Budget
     mon: tuple = ()  # per-monitor bookkeeping, in monitor order
     violation: tuple[str, str] | None = None  # (monitor name, what happened)
+    warning: tuple[str, str] | None = None  # (monitor name, what happened) for a SHOULD, this step only
 
 
 def replace_at(values: tuple, i: int, value) -> tuple:

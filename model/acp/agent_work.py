@@ -1,0 +1,254 @@
+"""Foreground work of the ACP v2 agent: its script, permission requests, failure and the ending idle.
+
+Work is started by an inserted prompt or command, by the agent itself
+(S17), or by a foreground hook before insertion (S4); later prompts may
+join it (a prompt contributes to work in progress).  Its script: agent
+output, then an optional tool call (with a permission request), then the
+ending idle with its stop reason (S2, S5).  Every update of the work comes
+before that idle (S6); unfinished tool calls get their terminal status first
+(E6).  All functions are pure, as in :mod:`.agent`.
+"""
+
+from __future__ import annotations
+
+from . import events as ev
+from .agent_common import AUTH_REQUIRED, Options, broadcast, fresh_id, report_due, send, settle
+from .spec import Spec
+from .state import SESSION, Agent, Entry, Work
+from acplab.model.wire import (
+    AgentMessageChunk,
+    ErrorResponse,
+    Notice,
+    PromptResultV1,
+    RequestPermission,
+    StateUpdate,
+    ToolCallUpdate,
+    UnknownUpdate,
+    canonical_json,
+)
+
+#: every named step of foreground work (:func:`work_step`)
+WORK_STEPS = ("output", "start_tool", "ask_permission", "complete_tool", "finish", "end_cancelled", "fail",
+              "keep_working")
+
+
+def tool_id(work: Work) -> str:
+    """The work's tool call ID: fixed by its first message (work without one has no tool)."""
+    return "t" + work.mids[0][1:] if work.mids else "t-" + work.origin
+
+
+def start_work(agent: Agent, mids, command: bool, epochs, spec: Spec, replayed: bool = False,
+               origin: str | None = None, hook=None):
+    """S2/S17/S4: foreground work starts with ``running``, whatever started it."""
+    origin = origin or ("command" if command else "prompt")
+    work = Work(tuple(mids), command=command, replayed_command=replayed, origin=origin, hook=hook)
+    agent = agent._replace(work=work, fg="running")
+    return agent, [ev.WorkStart(work.mids, command, origin)] + broadcast(agent, epochs, StateUpdate("running"), spec)
+
+
+def work_steps(agent: Agent, opts: Options, can_fail: bool, spec: Spec) -> list[str]:
+    """The names of the work steps enabled now (the script, a failure, a cancellation's end).
+
+    With ``spec.echo_before_work`` nothing of the work moves while an inserted
+    message awaits its live report: insertion gave it a position, so later
+    output and the ending idle come after it (S6).
+    """
+    work = agent.work
+    if work is None or (spec.echo_before_work and report_due(agent)):
+        return []
+    failing = ["fail"] if can_fail and not work.command else []
+    if work.origin == "hook" and work.hook is not None and not work.cancelled:
+        return []  # the hook runs until its prompt is inserted or rejected
+    if work.perm_rid is not None:
+        return failing
+    if work.cancelled:
+        return ["end_cancelled"] + failing  # aborting may itself raise (C9)
+    if work.origin == "hook":
+        return ["finish"]  # its prompt was rejected: the hook's work ends (S4, E11)
+    steps = []
+    if work.output is None and (opts.output or work.command or work.origin == "agent"):
+        steps.append("output")
+    elif not work.command and work.origin != "agent" and opts.tools and work.tool is None:
+        steps.append("ask_permission" if opts.permission else "start_tool")
+    elif work.tool == "in_progress":
+        steps.append("complete_tool")
+    else:
+        steps.append("finish" if spec.ends_work else "keep_working")
+    if opts.slow and "keep_working" not in steps:
+        steps.append("keep_working")
+    return steps + failing
+
+
+def work_step(agent: Agent, step: str, spec: Spec, opts: Options, epochs) -> tuple[Agent, list]:
+    """Advance the foreground work by one named step."""
+    work = agent.work
+    if step == "output":
+        agent, amid = fresh_id(agent, spec, "a")
+        retained = opts.retain and not work.command
+        agent = agent._replace(history=agent.history + (Entry(amid, "agent", ("ok",), retained, "agent"),))
+        agent = agent._replace(work=work._replace(output=amid))
+        return agent, broadcast(agent, epochs, AgentMessageChunk(amid, "ok"))
+    if step == "start_tool":
+        agent = agent._replace(work=work._replace(tool="in_progress"))
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "in_progress"))
+    if step == "ask_permission":
+        return _ask_permission(agent, work, epochs, spec)
+    if step == "complete_tool":
+        agent = agent._replace(work=work._replace(tool="completed"))
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "completed"))
+    if step == "finish":
+        if work.failed:  # hook work whose prompt was rejected (E11)
+            return end(agent, spec.hook_rejection_stop, epochs, spec, error=_error(spec))
+        return end(agent, "end_turn", epochs, spec)
+    if step == "end_cancelled":
+        return end(agent, "cancelled", epochs, spec, tool_status="cancelled")
+    if step == "fail":
+        return _fail(agent, spec, epochs)
+    if step == "keep_working":
+        return agent, [ev.Working()]
+    raise ValueError(f"unknown work step {step!r}")
+
+
+def _error(spec: Spec):
+    """The error object an idle error carries: E5 makes it optional, the RFD says SHOULD."""
+    return AUTH_REQUIRED if spec.error_details else None
+
+
+# -- permission ------------------------------------------------------------
+
+
+def submitter(agent: Agent, work: Work) -> int | None:
+    """The client whose prompt started the work (None for agent-initiated work or imports)."""
+    for entry in agent.history:
+        if work.mids and entry.mid == work.mids[0] and entry.sub is not None:
+            return entry.sub[0]
+    return None
+
+
+def _ask_permission(agent: Agent, work: Work, epochs, spec: Spec):
+    """S8: blocked on the user -> ``requires_action`` and a permission request to the submitter."""
+    asker = submitter(agent, work)
+    if asker is None or not agent.attached[asker]:
+        asker = next((c for c, on in enumerate(agent.attached) if on), None) \
+            if spec.permission_on_disconnect == "reask" else None
+    if asker is None:
+        # Nobody to ask: the tool is not approved (C16) and the work goes on.
+        agent = agent._replace(work=work._replace(tool="failed"))
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "failed"))
+    tool = tool_id(work)
+    agent = agent._replace(work=work._replace(tool="pending"), fg="requires_action")
+    out = broadcast(agent, epochs, ToolCallUpdate(tool, "pending"))
+    out += broadcast(agent, epochs, StateUpdate("requires_action"), spec)
+    agent, asked = ask(agent, asker, epochs)
+    return agent, out + asked
+
+
+def ask(agent: Agent, client: int, epochs) -> tuple[Agent, list]:
+    """Send the work's permission request to ``client`` under a fresh request id."""
+    work = agent.work
+    rid = agent.next_rid
+    agent = agent._replace(work=work._replace(perm_rid=rid, perm_client=client), next_rid=rid + 1)
+    return agent, [send((client, epochs[client]), RequestPermission(rid, SESSION, tool_id(work)))]
+
+
+def resume_after_permission(agent: Agent, work: Work, approved: bool, epochs, spec: Spec):
+    """S9: an answer ends ``requires_action``: the tool runs (approved) or fails, and work goes on."""
+    tool = tool_id(work)
+    status = "in_progress" if approved else "failed"
+    work = work._replace(perm_rid=None, perm_client=None, tool=status)
+    agent = agent._replace(work=work, fg="running")
+    out = broadcast(agent, epochs, StateUpdate("running"), spec)
+    out += broadcast(agent, epochs, ToolCallUpdate(tool, status))
+    return agent, out
+
+
+# -- ending ------------------------------------------------------------
+
+
+def _fail(agent: Agent, spec: Spec, epochs):
+    """E2/E3/E6: a failure after insertion: unfinished tools ``failed``, then idle ``error``.
+
+    A prompt of this work that is still unanswered keeps its success response
+    (E2); the ``error-after-insertion`` mutant answers it with an error instead.
+    An error raised while aborting cancelled work is reported as ``cancelled``
+    (C9); the ``abort-fails-as-error`` mutant reports ``error``.
+    """
+    work = agent.work
+    if work.cancelled:
+        reason = spec.abort_failure_stop
+        status = "cancelled" if reason == "cancelled" else "failed"
+        agent, ended = end(agent, reason, epochs, spec, tool_status=status,
+                           error=_error(spec) if reason == "error" else None)
+        return agent, [ev.Fail(bool(work.mids), aborting=True)] + ended
+    out: list = [ev.Fail(bool(work.mids))]
+    if spec.failure_before_response == "error_response":
+        for i, req in enumerate(agent.reqs):
+            if req.inserted and not req.answered and req.mid in work.mids:
+                agent = settle(agent, i, req._replace(answered=True))
+                out.append(send((req.client, req.epoch), ErrorResponse(req.rid, AUTH_REQUIRED)))
+                break
+    agent, ended = end(agent, "error", epochs, spec, tool_status="failed", error=_error(spec))
+    return agent, out + ended
+
+
+def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None = None, error=None):
+    """S5/S6: terminal tool statuses first, then exactly one idle with the stop reason.
+
+    How a failure is reported follows ``spec.failure_report`` (the RFD's
+    idle error, or one of the alternatives its FAQ rejects); a v1 agent
+    answers the prompts of the work only now (X04).  The
+    ``tool-status-after-idle`` mutant keeps the tool's terminal status for a
+    later step.
+    """
+    work = agent.work
+    out = []
+    late = ()
+    if tool_status is not None and work.tool in ("pending", "in_progress"):
+        update = ToolCallUpdate(tool_id(work), tool_status)
+        if spec.tool_status_after_idle:
+            late = (update,)
+        else:
+            out += broadcast(agent, epochs, update)
+    how = spec.failure_report if reason == "error" else "idle_error"
+    # What the ending report said: the stop reason, "" for an idle without one, None for no idle.
+    reported = {"idle_error": reason, "failed_state": "failed", "error_update": "", "error_notice": ""}.get(how)
+    agent = agent._replace(work=None, fg="idle", last_stop=reason if how == "idle_error" else None,
+                           late=agent.late + late)
+    detail = error if error is not None else AUTH_REQUIRED
+    if how == "idle_error":
+        out += broadcast(agent, epochs, StateUpdate("idle", reason, error), spec)
+    elif how == "failed_state":
+        out += broadcast(agent, epochs, StateUpdate("failed"), spec)
+    elif how == "error_update":
+        out += broadcast(agent, epochs, UnknownUpdate("error", canonical_json({"sessionUpdate": "error", "error": {
+            "code": detail.code, "message": detail.message}})))
+        out += broadcast(agent, epochs, StateUpdate("idle"), spec)
+    elif how == "error_notice":
+        out += broadcast(agent, epochs, Notice("error", detail.message))
+        out += broadcast(agent, epochs, StateUpdate("idle"), spec)
+    if spec.respond_at == "end_of_turn":
+        agent, answered = _answer_at_end(agent, work, reason, detail)
+        out += answered
+    out.append(ev.WorkEnd(reason, reported))
+    return agent, out
+
+
+def _answer_at_end(agent: Agent, work: Work, reason: str, error):
+    """v1: the prompts of the ended work are answered now, with the stop reason or the error."""
+    out = []
+    for i in reversed(range(len(agent.reqs))):
+        req = agent.reqs[i]
+        if req.inserted and not req.answered and req.mid in work.mids:
+            msg = ErrorResponse(req.rid, error) if reason == "error" else PromptResultV1(req.rid, reason)
+            out.append(send((req.client, req.epoch), msg))
+            out.append(ev.HeldResponse(req.token))
+            agent = settle(agent, i, req._replace(answered=True))
+    return agent, out
+
+
+def send_late(agent: Agent, epochs) -> tuple[Agent, list]:
+    """Send the updates of ended work kept back by a mutant (after the idle: breaks S6)."""
+    out = []
+    for update in agent.late:
+        out += broadcast(agent, epochs, update)
+    return agent._replace(late=()), out
