@@ -7,6 +7,13 @@ drops, connection cuts, failures and restarts.  A step is one action of one
 actor, dispatched through an explicit table; its events feed the rule
 monitors (:mod:`.monitors`), whose bookkeeping is part of the state.  A
 violating state records the monitor's sentence and is not expanded.
+
+Monitors become properties: ``always`` ones (a SHOULD as a warning), and
+``eventually`` ones for obligations (an answer owed, an idle owed, a report
+owed), checked from every state under weak fairness: agent and network
+steps are fair per kind (and per channel); user decisions, faults, restarts
+and the agent's own optional choices need none (:meth:`AcpModel.fairness_class`).
+A terminal state that is not at rest violates ``NoStuckState``.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import NamedTuple
 
 from functools import partial
 
-from acplab.model.engine import Property, always, sometimes
+from acplab.model.engine import Property, always, eventually, sometimes
 
 from . import agent as ag
 from . import client as cl
@@ -48,22 +55,66 @@ class Bounds(NamedTuple):
     output: bool = False
     #: FIFO channels (stdio, a WebSocket); False lets any message in a channel arrive next
     ordered: bool = True
+    # -- what the RFD allows the agent, explored when set (each behind a Spec switch) --
+    #: prompts may be inserted while work runs (and join it)
+    busy_inserts: bool = False
+    #: foreground work the agent may start on its own (S17)
+    own_work: int = 0
+    #: a foreground hook may report running before insertion (S4)
+    hooks: bool = False
+    #: the adapter may assign IDs before insertion (P7)
+    early_ids: bool = False
+    #: work may go on for any number of silent steps (weak fairness makes it end)
+    slow_work: bool = False
 
     def options(self) -> ag.Options:
-        return ag.Options(self.chunks, self.retain, self.retain_commands, self.tools, self.permission, self.output)
+        return ag.Options(self.chunks, self.retain, self.retain_commands, self.tools, self.permission, self.output,
+                          self.slow_work)
 
 
 def quiescent(w: World) -> bool:
     """Nothing in flight, no work, no prompt pending at the agent: the world is at rest."""
-    if w.agent.work is not None or w.agent.reqs:
+    if w.agent.work is not None or w.agent.reqs or w.agent.late:
         return False
     return not net.in_flight(w)
+
+
+def stuck_sentence(w: World) -> str:
+    """What a terminal state that is not at rest still owes, in words."""
+    a = w.agent
+    if a.reqs:
+        r = a.reqs[0]
+        state = "inserted as " + r.mid if r.inserted else "not inserted"
+        missing = [what for what, done in (("answered", r.answered), ("reported", r.echoed or not r.inserted))
+                   if not done]
+        return f"nothing can happen, yet the agent still holds c{r.client + 1}'s prompt #{r.rid} ({state}, " \
+               f"not {' or '.join(missing) or 'settled'})"
+    if a.work is not None:
+        what = ", ".join(a.work.mids) or a.work.origin
+        return f"nothing can happen, yet foreground work for {what} is still {a.fg}"
+    if a.late:
+        return "nothing can happen, yet updates of ended work are still unsent"
+    return "nothing can happen, yet messages are still in flight"
+
+
+#: The property a terminal state that is not at rest violates (the engine's deadlock, named).
+NO_STUCK_STATE = Property(
+    "NoStuckState", "always", lambda w: True, ("P2", "S2", "S3", "U1"),
+    "every behaviour that stops, stops at rest: nothing in flight, no work, no prompt pending",
+    stuck_sentence,
+)
+
+#: Agent actions that are the agent's own optional choices, faults or restarts: no fairness.
+_UNFAIR_AGENT = frozenset({"reject", "fail", "import", "restart", "start_own_work", "hook", "assign_id",
+                           "keep_working"})
+_UNFAIR_NET = frozenset({"drop_to_agent", "drop_to_client", "cut"})
 
 
 class AcpModel:
     """The transition system: ``init_states``, ``successors``, ``properties``, ``format_action``."""
 
-    check_deadlock = False
+    check_deadlock = True
+    deadlock_property = NO_STUCK_STATE
 
     def __init__(self, spec: Spec, bounds: Bounds, witnesses=(), symmetry: bool = False,
                  monitors: tuple[Monitor, ...] = ALL_MONITORS, continue_after_violation: bool = False) -> None:
@@ -80,7 +131,9 @@ class AcpModel:
             for kind in m.kinds:
                 self._by_kind.setdefault(kind, []).append((k, m))
         self._handlers = self._dispatch_table()
-        self._resting = [(k, m) for k, m in enumerate(monitors) if type(m).at_rest is not Monitor.at_rest]
+        self._resting = [(k, m) for k, m in enumerate(monitors)
+                         if type(m).at_rest is not Monitor.at_rest and m.expectation == "always"]
+        self._warning = frozenset(m.name for m in monitors if m.level == "warning")
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -92,7 +145,8 @@ class AcpModel:
         b = self.bounds
         n = b.clients
         agent = Agent(attached=(True,) * n)
-        budget = Budget(b.prompts, b.drops, b.disconnects, b.cancels, b.cancel_requests, b.failures, b.restarts)
+        budget = Budget(b.prompts, b.drops, b.disconnects, b.cancels, b.cancel_requests, b.failures, b.restarts,
+                        b.own_work)
         mon = tuple(m.initial for m in self.monitors)
         return [World(agent, (Client(),) * n, (Link(),) * n, budget, mon)]
 
@@ -101,17 +155,44 @@ class AcpModel:
         return [(action, *self.step(w, action)) for action in self.actions(w)]
 
     def properties(self) -> list[Property]:
-        props = [
-            always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened) for m in self.monitors
-        ]
-        props += [sometimes(name, cond, rules, desc) for name, cond, rules, desc in self.witnesses]
+        """Each monitor as a property (``always``, a warning, or an ``eventually`` obligation),
+        then the scenario's witnesses (``required=False`` when the user chose the bounds)."""
+        props = []
+        for k, m in enumerate(self.monitors):
+            if m.expectation == "eventually":
+                props.append(eventually(m.name, _discharged(k, m), m.rules, m.description, _owed(k, m),
+                                        every_state=True))
+            elif m.level == "warning":
+                props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning"))
+            else:
+                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened))
+        props += [sometimes(name, cond, rules, desc, self.witnesses_required)
+                  for name, cond, rules, desc in self.witnesses]
         return props
+
+    #: whether a scenario's witnesses must be reached (False when the user overrode its bounds)
+    witnesses_required = True
 
     def format_action(self, a: Action) -> str:
         return format_action(a)
 
     def is_final(self, w: World) -> bool:
-        return True
+        """At rest, or stopped by a violation (already reported): not a stuck state."""
+        return w.violation is not None or quiescent(w)
+
+    def fairness_class(self, a: Action):
+        """Weak fairness per kind of step: a delivery per channel, each agent step by name.
+
+        User decisions (submit, cancel, reconnect, answering a permission),
+        faults (drops, cuts, failures, rejections), restarts and the agent's
+        optional choices (hooks, early IDs, its own work, imports, silent work)
+        need no fairness: None.
+        """
+        if a.actor == "net":
+            return None if a.name in _UNFAIR_NET else (a.name, a.args[0])
+        if a.actor == "agent":
+            return None if a.name in _UNFAIR_AGENT else ("agent", a.name)
+        return None
 
     # -- enabled actions ------------------------------------------------------------
 
@@ -129,21 +210,35 @@ class AcpModel:
 
     def _agent_actions(self, w: World) -> list[Action]:
         a = w.agent
+        spec, b = self.spec, self.bounds
         acts = []
-        held = ag.next_held(a)
-        if held is not None and a.work is None:
+        held = ag.insertable(a, spec, b.busy_inserts)
+        if held is not None:
             acts.append(Action("agent", "insert", (held,)))
             if w.budget.failures and not ag.is_command(a.reqs[held].content):
                 acts.append(Action("agent", "reject", (held,)))
-        for i, req in enumerate(a.reqs):
-            if req.inserted and not req.echoed:
-                acts.append(Action("agent", "echo", (i,)))
-            if req.inserted and not req.answered and self.spec.respond_at == "insertion":
-                acts.append(Action("agent", "answer", (i,)))
-        for step in ag.work_steps(a, self.opts, w.budget.failures > 0):
+        first = ag.next_held(a)
+        if first is not None:
+            req = a.reqs[first]
+            if b.early_ids and spec.ids_before_insertion and req.mid is None:
+                acts.append(Action("agent", "assign_id", (first,)))
+            if b.hooks and spec.running_before_insertion and a.work is None and not ag.is_command(req.content):
+                acts.append(Action("agent", "hook", (first,)))
+        for i in ag.echo_index(a, spec):
+            acts.append(Action("agent", "echo", (i,)))
+        if spec.answers and spec.respond_at == "insertion":
+            for i, req in enumerate(a.reqs):
+                if req.inserted and not req.answered:
+                    acts.append(Action("agent", "answer", (i,)))
+        for step in ag.work_steps(a, self.opts, w.budget.failures > 0, spec):
             acts.append(Action("agent", step))
-        if self.bounds.imports and a.work is None and not any(e.origin == "imported" for e in a.history):
+        if a.late:
+            acts.append(Action("agent", "late_update"))
+        calm = a.work is None and not (spec.echo_before_work and ag.report_due(a))
+        if b.imports and calm and not any(e.origin == "imported" for e in a.history):
             acts.append(Action("agent", "import"))
+        if w.budget.own_work and spec.agent_initiated_work and calm:
+            acts.append(Action("agent", "start_own_work"))
         if w.budget.restarts:
             acts.append(Action("agent", "restart"))
         return acts
@@ -190,6 +285,10 @@ class AcpModel:
             ("agent", "answer"): self._agent_answer,
             ("agent", "import"): self._agent_import,
             ("agent", "restart"): self._agent_restart,
+            ("agent", "assign_id"): self._agent_assign_id,
+            ("agent", "hook"): self._agent_hook,
+            ("agent", "start_own_work"): self._agent_start_own_work,
+            ("agent", "late_update"): self._agent_late_update,
             ("client", "submit"): self._client_submit,
             ("client", "cancel"): self._client_cancel,
             ("client", "cancel_request"): self._client_cancel_request,
@@ -206,15 +305,21 @@ class AcpModel:
         return self._monitor(w, after, events), events
 
     def _monitor(self, before: World, after: World, events: list) -> World:
+        """Feed the step's events to the monitors; record this step's violation and warning."""
         mon = None
-        violation = None
+        violation = warning = None
+        warns = self._warning
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
                 if mon is None:
                     mon = list(before.mon)
                 state, bad = m.observe(mon[k], e, before, after)
                 mon[k] = state
-                if bad is not None and violation is None:
+                if bad is None:
+                    continue
+                if m.name in warns:
+                    warning = warning or (m.name, bad)
+                elif violation is None:
                     violation = (m.name, bad)
         if mon is not None:
             after = after._replace(mon=tuple(mon))
@@ -226,6 +331,8 @@ class AcpModel:
                     break
         if violation is not None or after.violation is not None:
             after = after._replace(violation=violation)
+        if warning is not None or after.warning is not None:
+            after = after._replace(warning=warning)
         return after
 
     def _epochs(self, w: World) -> tuple[int, ...]:
@@ -283,7 +390,24 @@ class AcpModel:
         return self._route(w, out)
 
     def _agent_echo(self, w: World, i: int):
-        agent, out = ag.echo(w.agent, i, self.opts, self._epochs(w))
+        agent, out = ag.echo(w.agent, i, self.spec, self.opts, self._epochs(w))
+        return self._route(w._replace(agent=agent), out)
+
+    def _agent_assign_id(self, w: World, i: int):
+        agent, out = ag.assign_id(w.agent, i, self.spec)
+        return w._replace(agent=agent), out
+
+    def _agent_hook(self, w: World, i: int):
+        agent, out = ag.hook(w.agent, i, self.spec, self._epochs(w))
+        return self._route(w._replace(agent=agent), out)
+
+    def _agent_start_own_work(self, w: World):
+        agent, out = ag.start_own_work(w.agent, self.spec, self._epochs(w))
+        w = w._replace(agent=agent, budget=w.budget._replace(own_work=w.budget.own_work - 1))
+        return self._route(w, out)
+
+    def _agent_late_update(self, w: World):
+        agent, out = ag.send_late(w.agent, self._epochs(w))
         return self._route(w._replace(agent=agent), out)
 
     def _agent_answer(self, w: World, i: int):
@@ -300,13 +424,15 @@ class AcpModel:
             if link.up:
                 w, cut = self._net_cut(w, c, budgeted=False)
                 out += cut
-        agent, more = ag.restart(w.agent)
+        agent, more = ag.restart(w.agent, self.spec)
         w = w._replace(agent=agent, budget=w.budget._replace(restarts=w.budget.restarts - 1))
         return w, out + more
 
     def _agent_work_step(self, step: str, w: World):
         """One step of the foreground work (output, tool, permission, finish, failure, ...)."""
         agent, out = ag.work_step(w.agent, step, self.spec, self.opts, self._epochs(w))
+        if step == "keep_working":
+            return w, out  # nothing changes: the same state again
         w = w._replace(agent=agent)
         if step == "fail":
             w = w._replace(budget=w.budget._replace(failures=w.budget.failures - 1))
@@ -347,6 +473,25 @@ def _what_happened(w: World) -> str | None:
     return w.violation[1] if w.violation is not None else None
 
 
+def _not_warned(name: str):
+    return lambda w: w.warning is None or w.warning[0] != name
+
+
+def _what_warned(w: World) -> str | None:
+    return w.warning[1] if w.warning is not None else None
+
+
+def _discharged(k: int, m: Monitor):
+    """An obligation monitor's condition: nothing owed (or the run was stopped by a violation)."""
+    owes = m.owes
+    return lambda w: w.violation is not None or not owes(w.mon[k])
+
+
+def _owed(k: int, m: Monitor):
+    """What is still owed where a behaviour stops or loops, in the monitor's words."""
+    return lambda w: m.at_rest(w.mon[k], w)
+
+
 def format_action(a: Action) -> str:
     """A one-line label: who does what."""
     args = a.args
@@ -363,7 +508,12 @@ def format_action(a: Action) -> str:
         if a.name in ("insert", "reject", "echo", "answer"):
             verb = {"insert": "inserts", "reject": "rejects", "echo": "reports", "answer": "answers"}[a.name]
             return f"agent {verb} held prompt {args[0] + 1}" if a.name in ("insert", "reject") else f"agent {verb} prompt {args[0] + 1}"
-        return f"agent: {a.name.replace('_', ' ')}"
+        if a.name == "assign_id":
+            return f"agent assigns an ID to held prompt {args[0] + 1} (no answer yet)"
+        if a.name == "hook":
+            return f"agent runs a foreground hook for held prompt {args[0] + 1}"
+        return {"start_own_work": "agent starts work on its own", "keep_working": "agent keeps working",
+                "late_update": "agent sends a late update of ended work"}.get(a.name, f"agent: {a.name.replace('_', ' ')}")
     c = f"c{args[0] + 1}"
     if a.name == "submit":
         return f"{c} submits {args[1]!r}"

@@ -5,7 +5,7 @@ permutations of the clients: the clients are ordered by their own state (the
 client record, its connection's channels and whether the agent has it
 attached), and every place that names a client by index is renamed the same
 way (history entries' submissions, the adapter's pending requests, the
-permission asker, and each monitor's bookkeeping through its
+permission asker, the prompt a hook runs for, and each monitor's bookkeeping through its
 ``rename_clients``).  The representative is a
 consistent renaming of the whole state, so two states with the same
 fingerprint behave identically up to client names: verdicts are preserved.
@@ -45,10 +45,13 @@ def permute(w: World, order: list[int], monitors) -> World:
     work = a.work
     if work is not None and work.perm_client is not None:
         work = work._replace(perm_client=new_index[work.perm_client])
+    if work is not None and work.hook is not None:
+        work = work._replace(hook=(new_index[work.hook[0]],) + work.hook[1:])
     agent = a._replace(history=history, reqs=reqs, work=work, attached=tuple(a.attached[c] for c in order))
     mon = list(w.mon)
     for k, monitor in monitors:
-        mon[k] = monitor.rename_clients(mon[k], new_index)
+        if mon[k]:  # empty bookkeeping names no client
+            mon[k] = monitor.rename_clients(mon[k], new_index)
     return w._replace(
         agent=agent,
         clients=tuple(w.clients[c] for c in order),
