@@ -201,6 +201,87 @@ def restart_kept_retained(w: World) -> bool:
     ) and any(e.retained for e in w.agent.history)
 
 
+def id_assigned_before_insertion(w: World) -> bool:
+    """A held prompt has an ID assigned in advance and no response yet (P1, P3, P7: not evidence)."""
+    return any(r.mid is not None and not r.inserted and not r.answered for r in w.agent.reqs)
+
+
+def assigned_id_withdrawn(w: World) -> bool:
+    """A prompt with an ID assigned in advance was rejected or withdrawn; the ID is retired (P5, P16)."""
+    return bool(w.agent.withdrawn) and any(sub.status in ("rejected", "cancelled") for _, _, sub in _subs_of(w))
+
+
+def inserted_while_busy(w: World) -> bool:
+    """A prompt was inserted while work ran and joined it (S1, S3): one work, two messages, or a
+    prompt in the agent's own work."""
+    work = w.agent.work
+    return work is not None and (len(work.mids) >= 2 or (work.origin == "agent" and bool(work.mids)))
+
+
+def agent_initiated_work(w: World) -> bool:
+    """The agent works on its own (no prompt) and a client sees it running (S17)."""
+    work = w.agent.work
+    return work is not None and work.origin == "agent" and any(c.fg == "running" for c in w.clients)
+
+
+def running_before_insertion(w: World) -> bool:
+    """A client sees running while its own prompt is still held, not inserted (S4)."""
+    work = w.agent.work
+    if work is None or work.origin != "hook" or work.hook is None:
+        return False
+    c = work.hook[0]
+    return w.clients[c].fg == "running" and any(r.token == work.hook and not r.inserted for r in w.agent.reqs)
+
+
+def hook_outlives_rejection(w: World) -> bool:
+    """A prompt was rejected before insertion while its hook's work goes on (S4, E11)."""
+    work = w.agent.work
+    return work is not None and work.origin == "hook" and work.hook is None and any(
+        sub.status == "rejected" for _, _, sub in _subs_of(w))
+
+
+def requires_action_after_reconnect(w: World) -> bool:
+    """A client that reconnected learns from the resume snapshot that work awaits the user (S9, S13)."""
+    return w.agent.fg == "requires_action" and any(
+        c.view in ("resumed", "replayed") and c.fg == "requires_action" for c in w.clients)
+
+
+def requires_action_seen_by_other(w: World) -> bool:
+    """A client that was not asked sees requires_action (the state is session-wide, S8)."""
+    work = w.agent.work
+    if work is None or work.perm_client is None:
+        return False
+    return any(c != work.perm_client and client.fg == "requires_action" for c, client in enumerate(w.clients))
+
+
+def fresh_id_after_restart(w: World) -> bool:
+    """After an agent restart a new prompt is accepted under an ID never given before (P5)."""
+    if w.budget.restarts != 0:
+        return False
+    accepted = [(c, sub) for c, _, sub in _subs_of(w) if sub.status == "accepted"]
+    after = [sub.mid for c, sub in accepted if sub.epoch >= 1]
+    before = [sub.mid for c, sub in accepted if sub.epoch == 0]
+    return bool(after) and bool(before) and not set(after) & set(before)
+
+
+def abort_failure_reported_cancelled(w: World) -> bool:
+    """Aborting cancelled work raised an error, and the work still ended cancelled (C9)."""
+    return w.budget.failures == 0 and w.agent.last_stop == "cancelled" and w.budget.cancels == 0 and any(
+        c.last_stop == "cancelled" for c in w.clients)
+
+
+def output_follows_report(w: World) -> bool:
+    """A client that did not submit shows a user message, then the agent output it led to (P1)."""
+    for c, client in enumerate(w.clients):
+        shown = [item.mid for item in client.feed if item.mid is not None and not item.provisional]
+        for e in w.agent.history:
+            if e.sub is not None and e.sub[0] != c and e.mid in shown:
+                after = shown[shown.index(e.mid) + 1:]
+                if any(x.startswith("a") for x in after):
+                    return True
+    return False
+
+
 def _w(fn, *rules):
     return (fn.__name__, fn, rules, (fn.__doc__ or "").strip())
 
@@ -233,5 +314,16 @@ WITNESSES = {
         _w(replay_while_running, "R3"),
         _w(permission_pending, "S8"),
         _w(restart_kept_retained, "R5"),
+        _w(id_assigned_before_insertion, "P1", "P3", "P7"),
+        _w(assigned_id_withdrawn, "P5", "P16"),
+        _w(inserted_while_busy, "S1", "S3"),
+        _w(agent_initiated_work, "S17"),
+        _w(running_before_insertion, "S4"),
+        _w(hook_outlives_rejection, "S4", "E11"),
+        _w(requires_action_after_reconnect, "S9", "S13"),
+        _w(requires_action_seen_by_other, "S8"),
+        _w(fresh_id_after_restart, "P5"),
+        _w(abort_failure_reported_cancelled, "C9"),
+        _w(output_follows_report, "P1", "U1"),
     )
 }
