@@ -43,7 +43,12 @@ def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> 
 
 
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
-    """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides."""
+    """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides.
+
+    With the scenario's own bounds its witnesses are required (a missing one
+    is a violation); once the user changes a bound, a witness those bounds
+    cannot reach is only a warning that names it.
+    """
     from acplab.model.acp.model import AcpModel
     from acplab.model.acp.scenarios import DEFAULT, get_scenario
     from acplab.model.acp.spec import get_spec
@@ -54,7 +59,9 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     changes = {k: v for k, v in overrides.items() if v is not None}
     bounds = scenario.bounds._replace(**changes)
     witnesses = [WITNESSES[w] for w in scenario.witnesses]
-    return AcpModel(spec, bounds, witnesses, symmetry=symmetry), scenario
+    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
+    model.witnesses_required = bounds == scenario.bounds
+    return model, scenario
 
 
 def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, max_states, max_seconds,
@@ -63,16 +70,19 @@ def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, ma
     model, sc = acp_model(spec, scenario, symmetry, clients=clients, prompts=prompts, drops=drops,
                           disconnects=disconnects)
     result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
-    files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if result.violations else {}
+    noteworthy = result.violations or result.warnings
+    files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if noteworthy else {}
     summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
-    summary.update(violations_json(result, files), witnesses=witnesses_json(result))
+    summary.update(violations_json(result, files), witnesses=witnesses_json(result),
+                   warnings=warnings_json(result, files))
     emit(summary, as_json)
     return exit_code(result.verdict)
 
 
 #: Actions a run carried on to rest leaves out: faults and new user decisions.
 _NOT_TO_REST = frozenset({"submit", "cancel", "cancel_request", "cut", "drop_to_agent", "drop_to_client",
-                          "restart", "import", "reject", "fail", "reconnect"})
+                          "restart", "import", "reject", "fail", "reconnect", "assign_id", "hook",
+                          "start_own_work", "keep_working"})
 
 
 def complete_path(model, path, limit: int = 200):
@@ -94,14 +104,20 @@ def complete_path(model, path, limit: int = 200):
 
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
-    """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
+    """Per violated property (and per warning): numbered text trace, capture-format wire log, Mermaid diagram.
+
+    A lasso (an ``eventually`` counterexample that loops) marks where its loop starts.
+    """
     folder = fresh_out_dir(out, stem)
     files: dict[str, list[str]] = {}
-    for v in result.violations:
+    for v in result.violations + result.warnings:
         rules = ", ".join(v.property.rules)
-        title = f"{v.property.name} [{rules}] violated in {len(v.path)} steps (spec {model.spec.name})"
+        what = "warning" if v.property.severity == "warning" else "violated"
+        loop = "" if v.path.loop_start is None else f", looping from step {v.path.loop_start + 1}"
+        title = f"{v.property.name} [{rules}] {what} in {len(v.path)} steps{loop} (spec {model.spec.name})"
         files[v.property.name] = write_behaviour(folder / v.property.name, model, v.path.actions_with_effects(), title,
-                                                 (v.property.name, v.sentence), v.property.rules)
+                                                 (v.property.name, v.sentence), v.property.rules,
+                                                 loop_start=v.path.loop_start)
     return files
 
 
@@ -118,9 +134,28 @@ def violations_json(result: Result, files: dict) -> dict:
     if result.complete:
         rows.extend(
             {"property": name, "rules": [], "trace_length": None, "files": [], "missing_witness": True}
-            for name in result.missing_witnesses
+            for name in result.missing_required
         )
     return {"violations": rows}
+
+
+def warnings_json(result: Result, files: dict) -> list[dict]:
+    """SHOULDs not met (with their shortest path) and witnesses out of reach of user-chosen bounds.
+
+    Warnings never change the verdict or the exit code.
+    """
+    rows = [
+        {"property": w.property.name, "rules": list(w.property.rules), "sentence": w.sentence,
+         "trace_length": len(w.path), "files": files.get(w.property.name, [])}
+        for w in result.warnings
+    ]
+    if result.complete:
+        rows.extend(
+            {"property": name, "rules": [], "sentence": f"witness {name} is not reachable within these bounds",
+             "trace_length": None, "files": [], "missing_witness": True}
+            for name in result.missing_optional
+        )
+    return rows
 
 
 def witnesses_json(result: Result) -> dict:
@@ -163,6 +198,44 @@ def emit(summary: dict, as_json: bool) -> None:
         click.echo(f"  violated {v['property']} [{rules}] in {v['trace_length']} steps")
         for f in v["files"]:
             click.echo(f"    {f}")
+    for w in summary.get("warnings", ()):
+        rules = ", ".join(w["rules"]) or "-"
+        click.echo(f"  warning {w['property']} [{rules}]: {w['sentence']}")
+        for f in w["files"]:
+            click.echo(f"    {f}")
     found = summary["witnesses"]["found"]
     if found:
         click.echo(f"  witnesses found: {', '.join(found)}")
+
+
+def property_rows() -> list[dict]:
+    """``acplab properties``: each property with its expectation, rules, wire-checkability and killers.
+
+    ``killed_by`` names the specs that violate the property and the scenario
+    in which they do (:mod:`acplab.model.acp.killers`; the tests re-check
+    every claim).
+    """
+    from acplab.model.acp.killers import KILLERS
+    from acplab.model.acp.model import NO_STUCK_STATE
+    from acplab.model.acp.monitors import ALL_MONITORS
+
+    rows = [
+        {"name": m.name, "expectation": m.expectation, "level": m.level, "rules": list(m.rules), "wire": m.wire,
+         "description": m.description}
+        for m in ALL_MONITORS
+    ]
+    rows.append({"name": NO_STUCK_STATE.name, "expectation": "always", "level": "error",
+                 "rules": list(NO_STUCK_STATE.rules), "wire": False, "description": NO_STUCK_STATE.description})
+    for row in rows:
+        row["killed_by"] = [{"spec": spec, "scenario": sc} for spec, sc in KILLERS.get(row["name"], ())]
+    return rows
+
+
+def print_properties(rows: list[dict]) -> None:
+    """One line per property, then who violates it."""
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        kind = r["expectation"] + (" (warning)" if r["level"] == "warning" else "") + (", wire" if r["wire"] else "")
+        killers = ", ".join(f"{k['spec']} in {k['scenario']}" for k in r["killed_by"]) or "NOTHING"
+        click.echo(f"{r['name']:<{width}}  {kind} [{', '.join(r['rules'])}]: {r['description']}")
+        click.echo(f"{'':<{width}}  killed by {killers}")

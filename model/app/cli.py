@@ -138,6 +138,21 @@ def _spec_rules(name: str) -> tuple[str, ...]:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def properties(as_json):
+    """List every property: expectation, rules, wire-checkable, and the specs that violate it (killed_by)."""
+    from . import checking
+
+    rows = checking.property_rows()
+    if as_json:
+        from .report import print_json
+
+        print_json(rows)
+    else:
+        checking.print_properties(rows)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def scenarios(as_json):
     """List the named scenarios with their rule IDs, one line each."""
     from acplab.model.acp.scenarios import SCENARIOS
