@@ -1,0 +1,150 @@
+"""Every property can fail: each has a killer that is re-checked here; liveness under weak fairness;
+lassos told as stories; stuck states named; honest verdicts on user-chosen bounds."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acplab.model.acp import client as cl
+from acplab.model.acp.killers import KILLERS, Claim, claims, property_names, reproduce, shorter_exists
+from acplab.model.acp.model import AcpModel
+from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.spec import MUTANTS, RFD, SPECS
+from acplab.model.acp.state import Client
+from acplab.model.app.checking import acp_model, property_rows
+from acplab.model.engine import explore
+from acplab.model.render.mermaid import mermaid
+from acplab.model.render.traces import step_trace
+from acplab.model.wire import PromptResult, Update, AgentMessageChunk, UserMessage
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_property_has_a_killer_and_every_claim_names_real_things():
+    assert set(KILLERS) == set(property_names())
+    for name, pairs in KILLERS.items():
+        assert pairs, f"{name} has no killer"
+        for spec, scenario in pairs:
+            assert spec in SPECS and scenario in SCENARIOS, (name, spec, scenario)
+
+
+def test_every_mutant_is_claimed_as_a_killer_of_the_property_it_breaks():
+    claimed = {(c.property, c.spec) for c in claims()}
+    for name, spec in MUTANTS.items():
+        assert (spec.breaks, name) in claimed, name
+
+
+@pytest.mark.parametrize("claim", claims(), ids=lambda c: f"{c.property}-{c.spec}-{c.scenario}")
+def test_each_killer_claim_reproduces_with_a_shortest_counterexample(claim):
+    first = reproduce(claim)
+    assert first is not None, claim
+    again = reproduce(claim)
+    assert again.path.ordinals == first.path.ordinals and again.sentence == first.sentence  # reproducible
+    if first.property.expectation == "always":
+        assert not shorter_exists(claim, len(first.path))
+
+
+def test_properties_listing_has_the_contract_fields():
+    rows = property_rows()
+    assert [r["name"] for r in rows] == property_names()
+    for r in rows:
+        assert set(r) >= {"name", "expectation", "rules", "wire", "killed_by"}
+        assert r["expectation"] in ("always", "eventually") and r["rules"] and r["killed_by"]
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["EveryPromptAnswered"]["expectation"] == "eventually"
+    assert by_name["ErrorIdleCarriesErrorObject"]["level"] == "warning"
+
+
+# -- liveness on the ACP model ------------------------------------------------------------
+
+
+def test_weak_fairness_keeps_silent_work_from_being_a_counterexample():
+    """slow-work lets the runtime work silently for ever; only an unfair scheduler never finishes it."""
+    sc = SCENARIOS["slow-work"]
+    fair = AcpModel(RFD, sc.bounds, symmetry=True)
+    assert explore(fair).verdict == "holds"
+    unfair = AcpModel(RFD, sc.bounds, symmetry=True)
+    unfair.fairness_class = lambda action: None
+    violations = explore(unfair).violations
+    assert violations and all(v.path.loop_start is not None for v in violations)
+    assert "RunningEndsInIdle" in {v.property.name for v in violations}
+
+
+def test_work_that_never_ends_is_a_lasso_told_as_a_story():
+    v = reproduce(Claim("RunningEndsInIdle", "never-idles", "report-order"))
+    path = v.path
+    states = path.states()
+    assert path.loop_start is not None and states[-1] == states[path.loop_start]
+    model = AcpModel(SPECS["never-idles"], SCENARIOS["report-order"].bounds)
+    steps = path.actions_with_effects()
+    text = step_trace(model, steps, "never-idles", v.sentence, path.loop_start)
+    assert f"from here steps {path.loop_start + 1}-{len(steps)} repeat forever" in text
+    assert "agent keeps working" in text
+    diagram = mermaid(steps, 1, "never-idles", (v.property.name, v.sentence), v.property.rules, path.loop_start)
+    assert "    loop repeats forever" in diagram and diagram.count("\n    end") >= 2
+
+
+def test_a_stuck_state_is_named_and_says_what_is_owed():
+    v = reproduce(Claim("NoStuckState", "never-answers", "report-order"))
+    assert v.property.rules and "c1's prompt #1" in v.sentence and "not answered" in v.sentence
+
+
+# -- placement ------------------------------------------------------------
+
+
+def test_the_client_moves_its_copy_to_where_the_report_places_it():
+    """The response binds the optimistic copy; the report, not the response, gives its position (P1)."""
+    client, _ = cl.submit(Client(), 0, ("hi",), RFD)
+    client, _ = cl.receive(client, 0, PromptResult(1, "m1"), RFD)
+    client, _ = cl.receive(client, 0, Update("s1", AgentMessageChunk("a0", "x")), RFD)
+    assert [i.mid for i in client.feed] == ["m1", "a0"]  # still the local copy, where the user typed it
+    client, _ = cl.receive(client, 0, Update("s1", UserMessage("m1", ("hi",))), RFD)
+    assert [(i.mid, i.provisional) for i in client.feed] == [("a0", False), ("m1", False)]
+
+
+# -- honest verdicts on user bounds ------------------------------------------------------------
+
+
+def test_with_user_bounds_an_unreachable_witness_is_a_warning_not_a_violation():
+    model, _ = acp_model("rfd", "multi-client", True, clients=1)
+    result = explore(model)
+    assert result.verdict == "holds"
+    assert sorted(result.missing_optional) == ["other_client_renders", "two_clients_submitted"]
+    own, _ = acp_model("rfd", "multi-client", True, clients=2)  # the scenario's own value: still required
+    assert own.witnesses_required
+
+
+def _cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "acplab.model.app.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_cli_reports_missing_witnesses_of_user_bounds_as_warnings(tmp_path):
+    code, out, err = _cli("check", "--scenario", "multi-client", "--clients", "1", "--json", "--out", str(tmp_path / "o"))
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["verdict"] == "holds" and data["violations"] == []
+    names = {w["property"] for w in data["warnings"]}
+    assert names == {"other_client_renders", "two_clients_submitted"}
+
+
+def test_cli_reports_a_should_as_a_warning_with_its_files_and_exit_0(tmp_path):
+    code, out, err = _cli("check", "--spec", "error-without-details", "--scenario", "failure-after-insertion",
+                          "--json", "--out", str(tmp_path / "o"))
+    data = json.loads(out)
+    assert code == 0, err
+    [w] = data["warnings"]
+    assert w["property"] == "ErrorIdleCarriesErrorObject" and w["rules"] == ["E3", "E5"]
+    assert "no error object" in w["sentence"] and any(f.endswith(".mmd") for f in w["files"])
+
+
+def test_cli_properties_json_has_a_killer_for_every_property():
+    code, out, err = _cli("properties", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert {r["name"] for r in rows} == set(property_names())
+    assert all(r["killed_by"] for r in rows)
