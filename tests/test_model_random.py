@@ -2,7 +2,8 @@
 
 A rule-based state machine picks one enabled action per step at bounds the
 explorer cannot exhaust (three clients, many prompts, drops, cuts, failures,
-cancellations, a restart).  Any violation fails with the numbered trace, and
+cancellations, a restart, and everything the RFD lets the agent do: inserting
+while busy, hooks before insertion, early IDs, work of its own).  Any violation fails with the numbered trace, and
 Hypothesis shrinks the choice sequence to a short one.
 """
 
@@ -17,6 +18,7 @@ from acplab.model.acp.spec import SPECS
 BIG = Bounds(
     clients=3, prompts=5, contents=("hi", "/compact"), drops=2, disconnects=2, cancels=2, cancel_requests=2,
     failures=2, restarts=1, imports=1, chunks=True, retain_commands=True, tools=True, permission=True, output=True,
+    busy_inserts=True, hooks=True, early_ids=True, own_work=1,
 )
 
 
