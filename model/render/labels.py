@@ -80,11 +80,19 @@ def describe_event(e) -> str | None:
     if k == "reject":
         return f"[internal] prompt {conn_label(e.sub[:2])} #{e.sub[2]} rejected before insertion"
     if k == "work_start":
-        return f"[internal] foreground work starts for {', '.join(e.mids)}"
+        what = {"agent": "on the agent's own initiative", "hook": "(a hook, before insertion)"}.get(e.origin)
+        return f"[internal] foreground work starts {what or 'for ' + ', '.join(e.mids)}"
+    if k == "join":
+        return f"[internal] {e.mid} joins the work in progress"
+    if k == "assign_id":
+        return f"[internal] ID {e.mid} assigned to {conn_label(e.sub[:2])} #{e.sub[2]} before insertion (no answer)"
+    if k == "working":
+        return "[internal] the runtime works on, reporting nothing"
     if k == "work_end":
         return f"[internal] foreground work ends: {e.reason}" + ("" if e.reported else " (no idle sent)")
     if k == "fail":
-        return "[internal] the runtime fails" + (" after insertion" if e.after_insertion else "")
+        return "[internal] the runtime fails" + (" while aborting" if getattr(e, "aborting", False) else
+                                                 " after insertion" if e.after_insertion else "")
     if k == "cancel_seen":
         return "[internal] cancel processed" + (" while work was active" if e.active else " (nothing active)")
     if k == "bind":

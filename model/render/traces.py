@@ -28,7 +28,8 @@ def step_trace(model, steps, title: str, violation: str | None = None, loop_star
     lines = [title, ""]
     for n, (action, events) in enumerate(steps, 1):
         if loop_start is not None and n == loop_start + 1:
-            lines.append(f"     -- from here steps {n}-{len(steps)} repeat forever --")
+            span = f"step {n} repeats" if n == len(steps) else f"steps {n}-{len(steps)} repeat"
+            lines.append(f"     -- from here {span} forever --")
         lines.append(f"{n:3d}. {model.format_action(action)}")
         for e in events:
             text = describe_event(e)
