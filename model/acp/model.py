@@ -165,7 +165,7 @@ class AcpModel:
             elif m.level == "warning":
                 props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning"))
             else:
-                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened))
+                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened(m.name)))
         props += [sometimes(name, cond, rules, desc, self.witnesses_required)
                   for name, cond, rules, desc in self.witnesses]
         return props
@@ -308,6 +308,7 @@ class AcpModel:
         """Feed the step's events to the monitors; record this step's violation and warning."""
         mon = None
         violation = warning = None
+        more: list = []
         warns = self._warning
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
@@ -321,6 +322,8 @@ class AcpModel:
                     warning = warning or (m.name, bad)
                 elif violation is None:
                     violation = (m.name, bad)
+                elif m.name != violation[0] and all(n != m.name for n, _ in more):
+                    more.append((m.name, bad))
         if mon is not None:
             after = after._replace(mon=tuple(mon))
         if violation is None and quiescent(after):
@@ -329,8 +332,8 @@ class AcpModel:
                 if bad is not None:
                     violation = (m.name, bad)
                     break
-        if violation is not None or after.violation is not None:
-            after = after._replace(violation=violation)
+        if violation is not None or after.violation is not None or after.more:
+            after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
             after = after._replace(warning=warning)
         return after
@@ -465,12 +468,18 @@ class AcpModel:
 
 
 def _not_violated(name: str):
-    return lambda w: w.violation is None or w.violation[0] != name
+    return lambda w: w.violation is None or (w.violation[0] != name and all(n != name for n, _ in w.more))
 
 
-def _what_happened(w: World) -> str | None:
-    """The violating monitor's own sentence, recorded in the state by the step that broke it."""
-    return w.violation[1] if w.violation is not None else None
+def _what_happened(name: str):
+    """The monitor's own sentence, recorded in the state by the step that broke it."""
+    def sentence(w: World) -> str | None:
+        for n, said in ((w.violation,) if w.violation else ()) + w.more:
+            if n == name:
+                return said
+        return None
+
+    return sentence
 
 
 def _not_warned(name: str):

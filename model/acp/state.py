@@ -162,6 +162,8 @@ class World(NamedTuple):
     budget: Budget
     mon: tuple = ()  # per-monitor bookkeeping, in monitor order
     violation: tuple[str, str] | None = None  # (monitor name, what happened)
+    #: other monitors the same step violated, ((name, what happened), ...): none is masked
+    more: tuple = ()
     warning: tuple[str, str] | None = None  # (monitor name, what happened) for a SHOULD, this step only
 
 
