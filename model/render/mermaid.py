@@ -35,7 +35,8 @@ def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | N
     for n, (_action, events) in enumerate(steps):
         if loop_start is not None and n == loop_start:
             lines.append("    loop repeats forever")
-            lines.append(f"    Note over A: steps {n + 1}-{len(steps)} repeat")
+            span = f"step {n + 1} repeats" if n + 1 == len(steps) else f"steps {n + 1}-{len(steps)} repeat"
+            lines.append(f"    Note over A: {span}")
         for e in events:
             line = _mermaid_event(e)
             if line:
