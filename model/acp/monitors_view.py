@@ -91,7 +91,7 @@ class ClientNeverGuesses(Monitor):
     initial = ()  # (client, epoch, rid or token, mid): evidence delivered and not yet used
 
     def rename_clients(self, m, new_index):
-        return tuple(sorted((new_index[c],) + rest for c, *rest in m))
+        return tuple(sorted((new_index[c], *rest) for c, *rest in m))
 
     def observe(self, m, e, before, after):
         if e.kind == "deliver":
