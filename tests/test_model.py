@@ -19,7 +19,12 @@ def _model(spec, scenario, symmetry=True):
     return AcpModel(spec, scenario.bounds, [WITNESSES[w] for w in scenario.witnesses], symmetry=symmetry)
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+#: scenarios whose full exploration on rfd takes more than a few seconds (their mutants are caught fast)
+SLOW_ON_RFD = {"cancel-request-routing", "permission-reconnect"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_ON_RFD else n
+                                  for n in sorted(SCENARIOS)])
 def test_scenario_holds_on_rfd_with_every_witness(name):
     scenario = SCENARIOS[name]
     result = explore(_model(RFD, scenario))
