@@ -74,7 +74,7 @@ def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, ma
     files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if noteworthy else {}
     summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
     summary.update(violations_json(result, files), witnesses=witnesses_json(result),
-                   warnings=warnings_json(result, files))
+                   warnings=warnings_json(result, files, {w[0]: w[2] for w in model.witnesses}))
     emit(summary, as_json)
     return exit_code(result.verdict)
 
@@ -139,11 +139,12 @@ def violations_json(result: Result, files: dict) -> dict:
     return {"violations": rows}
 
 
-def warnings_json(result: Result, files: dict) -> list[dict]:
+def warnings_json(result: Result, files: dict, witness_rules: dict | None = None) -> list[dict]:
     """SHOULDs not met (with their shortest path) and witnesses out of reach of user-chosen bounds.
 
     Warnings never change the verdict or the exit code.
     """
+    witness_rules = witness_rules or {}
     rows = [
         {"property": w.property.name, "rules": list(w.property.rules), "sentence": w.sentence,
          "trace_length": len(w.path), "files": files.get(w.property.name, [])}
@@ -151,7 +152,8 @@ def warnings_json(result: Result, files: dict) -> list[dict]:
     ]
     if result.complete:
         rows.extend(
-            {"property": name, "rules": [], "sentence": f"witness {name} is not reachable within these bounds",
+            {"property": name, "rules": list(witness_rules.get(name, ())),
+             "sentence": f"witness {name} is not reachable within these bounds",
              "trace_length": None, "files": [], "missing_witness": True}
             for name in result.missing_optional
         )
