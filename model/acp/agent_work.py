@@ -49,13 +49,29 @@ def start_work(agent: Agent, mids, command: bool, epochs, spec: Spec, replayed: 
 def work_steps(agent: Agent, opts: Options, can_fail: bool, spec: Spec) -> list[str]:
     """The names of the work steps enabled now (the script, a failure, a cancellation's end).
 
-    With ``spec.echo_before_work`` nothing of the work moves while an inserted
-    message awaits its live report: insertion gave it a position, so later
-    output and the ending idle come after it (S6).
+    With ``spec.echo_before_work``, while an inserted message awaits its live
+    report the work sends no later message and does not end: insertion gave
+    the message a position, so later output and the ending idle come after
+    its report (P1, S6).  Steps that report no message (tool call updates,
+    silent work) may still go first.  A permission request waits too: it asks
+    the user about work on a message the user should see first (a choice; the
+    RFD does not order them, and letting it go first multiplies the states of
+    permission-reconnect by three without a new violation).
     """
     work = agent.work
-    if work is None or (spec.echo_before_work and report_due(agent)):
+    if work is None:
         return []
+    steps = _work_steps(agent, work, opts, can_fail, spec)
+    if spec.echo_before_work and report_due(agent):
+        return [s for s in steps if s in _BEFORE_REPORT]
+    return steps
+
+
+#: work steps that report no message, ask nothing and do not end the work: they may precede a report
+_BEFORE_REPORT = frozenset({"start_tool", "complete_tool", "keep_working"})
+
+
+def _work_steps(agent: Agent, work: Work, opts: Options, can_fail: bool, spec: Spec) -> list[str]:
     failing = ["fail"] if can_fail and not work.command else []
     if work.origin == "hook" and work.hook is not None and not work.cancelled:
         return []  # the hook runs until its prompt is inserted or rejected
