@@ -71,19 +71,53 @@ def test_every_writer_makes_mermaid_that_parses(mermaid_parse, tmp_path):
     files += sorted(tmp_path.glob("*.mmd"))
     files += _check_outputs(tmp_path / "check")
     files += _trace_outputs(tmp_path / "trace")
-    assert len(files) >= 8
+    files += _bridge_outputs(tmp_path / "bridges")
+    files += _simulate_outputs(tmp_path / "simulate")
+    assert len(files) >= 15
     assert {f: e for f, e in mermaid_parse(files).items() if e} == {}
 
 
+def _mmd(files: dict) -> list[Path]:
+    return [Path(f) for fs in files.values() for f in fs if f.endswith(".mmd")]
+
+
 def _check_outputs(out: Path) -> list[Path]:
-    """Counterexamples of ``acplab check`` (ACP model)."""
-    from acplab.model.app.checking import acp_model, write_acp_counterexamples
+    """Counterexamples and witness runs of ``acplab check`` (ACP model)."""
+    from acplab.model.app.checking import acp_target, write_runs
     from acplab.model.engine import explore
 
-    model, _ = acp_model("reused-id", None)
-    result = explore(model)
-    files = write_acp_counterexamples(model, result, str(out), "reused-id")
-    return [Path(f) for fs in files.values() for f in fs if f.endswith(".mmd")]
+    target = acp_target("reused-id", None, {}, True)
+    result = explore(target.model)
+    out.mkdir(parents=True)
+    files, _ = write_runs(target, result, sorted(w for w, p in result.witnesses.items() if p), out, False)
+    return _mmd(files)
+
+
+def _bridge_outputs(out: Path) -> list[Path]:
+    """Counterexamples of every bridge mutant, and witness runs of the conforming bridges."""
+    from acplab.model.acp.bridges import MUTANTS
+    from acplab.model.app.checking import bridge_target, write_runs
+    from acplab.model.engine import explore
+
+    files = []
+    for model, mutants in MUTANTS.items():
+        for mutant in ["rfd", *mutants]:
+            target = bridge_target(model, mutant)
+            result = explore(target.model, expand_violating=True)
+            folder = out / f"{model}-{mutant}"
+            folder.mkdir(parents=True)
+            witnesses = sorted(w for w, p in result.witnesses.items() if p) if mutant == "rfd" else []
+            files += _mmd(write_runs(target, result, witnesses, folder, False)[0])
+    return files
+
+
+def _simulate_outputs(out: Path) -> list[Path]:
+    """The files of a violation found by ``acplab simulate``."""
+    from acplab.simulations.params import SimParams
+    from acplab.simulations.simulate import simulate
+
+    result = simulate(SimParams(spec="replay-without-reset", sessions=30, disconnect_rate=0.2, seed=3), out=out)
+    return _mmd(result.files)
 
 
 def _trace_outputs(out: Path) -> list[Path]:
