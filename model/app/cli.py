@@ -330,6 +330,10 @@ def matrix(specs, as_json, out, jobs, max_seconds, executor, html, quiet):
     for name in specs:
         get_spec(name)
     folder = fresh_out_dir(out, "matrix")
+    if not as_json:
+        names = list(specs) or mx.variant_names()
+        click.echo(f"matrix: {len(names)} variants x {len(mx.PROPERTIES)} properties over {len(mx.MATRIX_RUNS)} "
+                   f"scenarios, each at its own bounds: {', '.join(name for name, _ in mx.MATRIX_RUNS)}")
     show = not quiet and not as_json and sys.stderr.isatty()
     result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor, html)
     if html:
