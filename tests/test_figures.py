@@ -179,3 +179,27 @@ def test_delayed_and_lost_messages():
     lay = layout(steps, 1)
     assert [it.kind for it in lay.slanted] == ["arrow", "lost"]
     assert all(it.y1 > it.y0 for it in lay.slanted)
+
+
+def test_every_command_in_the_figures_readme_runs(monkeypatch):
+    """Each command the gallery gives parses as the command line reads it (files it names exist)."""
+    import re
+    import shlex
+
+    import click
+
+    from acplab.model.app.cli import cli
+
+    monkeypatch.chdir(ROOT)
+    readme = (FIGURES / "README.md").read_text()
+    commands = sorted(set(re.findall(r"`((?:acplab|python) [^`]+)`", readme)))
+    assert any(c.startswith("acplab sweep examples/") for c in commands)
+    for command in commands:
+        argv = shlex.split(command)
+        if argv[0] == "python":
+            assert (ROOT / argv[1]).is_file(), command
+            continue
+        group, args = cli, argv[1:]
+        while isinstance(group, click.Group):
+            group, args = group.commands[args[0]], args[1:]
+        group.make_context(argv[1], list(args))  # raises on an unknown option, a bad value or a missing file
