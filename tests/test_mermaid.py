@@ -141,3 +141,34 @@ def test_the_parser_rejects_what_mermaid_rejects(mermaid_parse, tmp_path):
         (tmp_path / f"{name}.mmd").write_text(text)
     errors = mermaid_parse(sorted(tmp_path.glob("*.mmd")))
     assert all(errors.values()) and len(errors) == len(bad)
+
+
+def test_escaped_text_renders_as_written(browser, tmp_path):
+    """Parsing is not enough: in Chromium, Mermaid shows each nasty label exactly as it was before escaping."""
+    import json
+
+    from conftest import JS
+
+    texts = [t.replace("\n", " ") for t in NASTY]
+    lines = ["sequenceDiagram", "    participant A as a", "    participant B as b"]
+    lines += [f"    A->>B: {escape(t)}" for t in texts]
+    lines += [f"    Note over A: {escape(t)}" for t in texts]
+    page = tmp_path / "render.html"
+    script = (JS / "node_modules" / "mermaid" / "dist" / "mermaid.min.js").as_uri()
+    page.write_text(f"""<!DOCTYPE html><html><head><meta charset="utf-8"><script src="{script}"></script></head>
+<body><pre id="result">pending</pre><script>
+const expected = {json.dumps(texts)};
+mermaid.initialize({{startOnLoad: false}});
+mermaid.render('d', {json.dumps(chr(10).join(lines))}).then(({{svg}}) => {{
+  const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+  const norm = (s) => s.replace(/\\s+/g, ' ').trim();
+  const got = (sel) => [...doc.querySelectorAll(sel)].map((t) => norm(t.textContent));
+  const want = expected.map(norm);
+  const bad = [['messages', got('.messageText')], ['notes', got('.noteText')]]
+    .filter(([, g]) => JSON.stringify(g) !== JSON.stringify(want)).map(([k, g]) => k + ': ' + JSON.stringify(g));
+  document.getElementById('result').textContent = bad.length ? bad.join(' | ') : 'ok';
+}}).catch((e) => {{ document.getElementById('result').textContent = 'error: ' + e; }});
+</script></body></html>""")
+    code, result = browser(page, [{"expect": {"selector": "#result", "text": "ok", "timeout": 10000}}], tmp_path)
+    assert result["steps"][0]["ok"], result["steps"][0].get("actual")
+    assert code == 0
