@@ -86,11 +86,15 @@ def _check_outputs(out: Path) -> list[Path]:
     from acplab.model.app.checking import acp_target, write_runs
     from acplab.model.engine import explore
 
-    target = acp_target("reused-id", None, {}, True)
-    result = explore(target.model)
-    out.mkdir(parents=True)
-    files, _ = write_runs(target, result, sorted(w for w, p in result.witnesses.items() if p), out, False)
-    return _mmd(files)
+    files = []
+    for spec, scenario in (("reused-id", "identical-prompts"), ("rfd", "report-order"), ("rfd", "failure-after-insertion")):
+        target = acp_target(spec, scenario, {}, True)
+        result = explore(target.model)
+        folder = out / f"{spec}-{scenario}"
+        folder.mkdir(parents=True)
+        files += _mmd(write_runs(target, result, sorted(w for w, p in result.witnesses.items() if p), folder,
+                                 False)[0])
+    return files
 
 
 def _bridge_outputs(out: Path) -> list[Path]:
