@@ -86,3 +86,49 @@ def test_twophase_and_holding_checks_write_a_report(tmp_path):
     assert proc.returncode == 0 and data["verdict"] == "holds"
     page = Path(data["report"]).read_text()
     assert "No counterexample" in page and 'id="properties"' in page
+
+
+def test_matrix_report_links_each_violated_cell_to_its_run(browser, tmp_path, monkeypatch):
+    from acplab.model.app import matrix as mx
+    from acplab.model.app.pages import matrix_page, write_page
+
+    monkeypatch.setattr(mx, "MATRIX_RUNS", (("report-order", {}),))  # one small scenario: the page, not the matrix
+    result = mx.run_matrix(["v2-draft", "v1"], None, 1, None, None, "serial", html=True)
+    cells = [tuple(r["cell"]) for r in result["report_runs"]]
+    assert ("v2-draft", "SuccessCarriesInsertedId") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
+    page = write_page(tmp_path, matrix_page(result, tmp_path, mx.SYMBOL))
+    steps = [
+        {"expect": {"selector": "#matrix a[data-run]", "count": len(cells)}},
+        {"expect": {"selector": ".run.active", "attr": "id", "equals": "cell-1"}},
+        {"click": f"#matrix a[data-run=\"cell-{len(cells)}\"]"},
+        {"expect": {"selector": ".run.active", "attr": "id", "equals": f"cell-{len(cells)}"}},
+        {"press": "End"},
+        {"expect": {"selector": ".run.active .sentence", "contains": "held until its work ended"}},
+        {"expect": {"selector": ".run.active .next", "attr": "disabled"}},
+        {"noConsoleErrors": True},
+    ]
+    code, report = browser(page, steps, tmp_path)
+    assert _failures(report) == [] and report["network"] == []
+    assert code == 0
+
+
+def test_simulation_report_shows_metrics_coverage_and_the_violating_run(browser, tmp_path):
+    out = tmp_path / "sim"
+    proc = _cli("simulate", "--spec", "error-after-insertion", "--set", "fail=0.2", "--sessions", "40", "--out", str(out),
+                "--html", "--json")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1 and data["verdict"] == "violated"
+    steps = [
+        {"expect": {"selector": "#metrics", "contains": "response_ms"}},
+        {"expect": {"selector": "#windows", "contains": "failure after insertion, before the response"}},
+        {"click": "#violations a[data-run]"},
+        {"expect": {"selector": "#run1", "visible": True}},
+        {"expect": {"selector": "#run1", "attr": "data-kind", "equals": "simulated run"}},
+        {"press": "End"},
+        {"expect": {"selector": "#run1 [data-step].current", "contains": " ms"}},
+        {"expect": {"selector": "#run1 [data-step].current .diff", "contains": "ErrorResponseMeansNotInserted"}},
+        {"noConsoleErrors": True},
+    ]
+    code, report = browser(data["report"], steps, tmp_path)
+    assert _failures(report) == [] and report["network"] == []
+    assert code == 0
