@@ -5,14 +5,15 @@ Definitions (times in simulated milliseconds; a *submission* is one
 ``(client, epoch, rid)``, the same triple the agent stores in
 ``Entry.sub``):
 
-* ``response_ms``: submit -> the success response (``messageId``) delivered to
-  the submitter on the connection it was sent on.
+* ``response_ms``: submit -> the success response delivered to the submitter
+  on the connection it was sent on (v2: the ``messageId`` result at
+  insertion; v1: the ``stopReason`` result at the end of the turn).
 * ``user_message_ms``: submit -> the first live ``user_message`` /
   ``user_message_chunk`` of the message it inserted, delivered to the submitter
   on that same connection (the v2 insertion receipt).
 * ``work_end_ms``: submit -> the idle ``state_update`` that ended the work the
   message started, delivered to the submitter on that same connection (what a
-  v1 end-of-turn response would have waited for).
+  v1 end-of-turn response would have waited for; in v1 it is that response).
 * ``ambiguous_rate``: per submission, 1 if the client never learned its
   outcome: cut while pending (status ``ambiguous``) or still pending when the
   run ended at rest (its prompt or its response was dropped).  Submissions
@@ -35,33 +36,50 @@ Definitions (times in simulated milliseconds; a *submission* is one
   ``Send`` put on a live connection (not ``lost``; later drops and cuts still
   count: the bytes were sent) divided by the run's submissions; bytes are
   ``len(json.dumps(wire.encode(msg)))``.
+
+Each metric is a *proportion* (samples 0 or 1) or a *mean*; :mod:`.stats`
+gives each kind its interval.  A metric that means nothing for a spec is
+``n/a`` with the reason (:func:`not_applicable`): a spec with no live report
+of the user message (v1) has no receipt time and nothing to misattribute.
 """
 
 from __future__ import annotations
 
 import json
-import math
 
 from acplab.model import wire
 
 LATENCIES = ("response_ms", "user_message_ms", "work_end_ms")
 STRATEGIES = ("content", "order")
 
-#: metric -> (unit of one sample, description)
-METRICS: dict[str, tuple[str, str]] = {
-    "response_ms": ("submission", "submit -> prompt response (ms)"),
-    "user_message_ms": ("submission", "submit -> own user_message received (ms)"),
-    "work_end_ms": ("submission", "submit -> idle ending its work received (ms, v1 response)"),
-    "ambiguous_rate": ("submission", "outcome never learned (fraction)"),
-    "duplicate_rate": ("retry", "retry of an inserted submission (fraction)"),
-    "duplicates_per_prompt": ("submission", "duplicate retries per submission"),
-    "misattributed_message_id": ("submission", "wrong binding, messageId correlation (fraction)"),
-    "misattributed_content": ("submission", "wrong binding, content correlation (fraction)"),
-    "misattributed_order": ("submission", "wrong binding, arrival-order correlation (fraction)"),
-    "replay_divergent_items": ("run", "replayed feed items unlike the agent's (count)"),
-    "wire_messages_per_prompt": ("run", "messages sent per submission"),
-    "wire_bytes_per_prompt": ("run", "JSON bytes sent per submission"),
+#: metric -> (unit of one sample, kind: "proportion" or "mean", description)
+METRICS: dict[str, tuple[str, str, str]] = {
+    "response_ms": ("submission", "mean", "submit -> prompt response (ms)"),
+    "user_message_ms": ("submission", "mean", "submit -> own user_message received (ms)"),
+    "work_end_ms": ("submission", "mean", "submit -> idle ending its work received (ms, v1 response)"),
+    "ambiguous_rate": ("submission", "proportion", "outcome never learned (fraction)"),
+    "duplicate_rate": ("retry", "proportion", "retry of an inserted submission (fraction)"),
+    "duplicates_per_prompt": ("submission", "proportion", "duplicate retries per submission"),
+    "misattributed_message_id": ("submission", "proportion", "wrong binding, messageId correlation (fraction)"),
+    "misattributed_content": ("submission", "proportion", "wrong binding, content correlation (fraction)"),
+    "misattributed_order": ("submission", "proportion", "wrong binding, arrival-order correlation (fraction)"),
+    "replay_divergent_items": ("run", "mean", "replayed feed items unlike the agent's (count)"),
+    "wire_messages_per_prompt": ("run", "mean", "messages sent per submission"),
+    "wire_bytes_per_prompt": ("run", "mean", "JSON bytes sent per submission"),
 }
+
+
+def not_applicable(spec) -> dict[str, str]:
+    """Metrics that mean nothing for ``spec``, each with the reason."""
+    out = {}
+    if not spec.echo:
+        why = "the spec does not report the user message live, so there is no receipt"
+        out["user_message_ms"] = why
+        out.update({f"misattributed_{how}": why + " to misattribute" for how in ("message_id", *STRATEGIES)})
+    reasons = dict(spec.not_applicable)
+    if "ViewMatchesHistory" in reasons or "*" in reasons:
+        out["replay_divergent_items"] = reasons.get("ViewMatchesHistory", reasons.get("*"))
+    return out
 
 
 class _Shadow:
@@ -128,6 +146,7 @@ class RunMetrics:
         self.replays = 0
         self.shadows = [{how: _Shadow(how) for how in STRATEGIES} for _ in range(clients)]
         self._sizes: dict = {}
+        self.windows: dict[str, int] = {}  # window label -> times it opened (simulations.coverage)
         # set by finish()
         self.final = None
         self.at_rest = False
@@ -179,12 +198,14 @@ class RunMetrics:
     def _delivered(self, now, conn, msg) -> None:
         c, epoch = conn
         kind = msg.kind
-        if kind == "prompt_result":
+        if kind in ("prompt_result", "prompt_result_v1"):
             token = (c, epoch, msg.rid)
             if token in self.subs and token not in self.t_response:
                 self.t_response[token] = now
+            if kind == "prompt_result_v1" and token in self.subs and token not in self.t_end:
+                self.t_end[token] = now  # v1: the response is the end of the turn
             for sh in self.shadows[c].values():
-                sh.response(token, msg.message_id)
+                sh.response(token, getattr(msg, "message_id", None))
         elif kind == "error_response":
             for sh in self.shadows[c].values():
                 sh.error((c, epoch, msg.rid))
@@ -213,6 +234,11 @@ class RunMetrics:
             token = self.truth.get(mid)
             if token is not None and token[0] == c and token[1] == epoch and token not in self.t_end:
                 self.t_end[token] = now
+
+    def opened(self, labels) -> None:
+        """The step opened these fault windows (see :mod:`.coverage`)."""
+        for label in labels:
+            self.windows[label] = self.windows.get(label, 0) + 1
 
     def retry(self, original, again) -> None:
         self.retries.append((original, again))
@@ -279,43 +305,3 @@ class RunMetrics:
             "wire_messages": self.wire_messages,
             "wire_bytes": self.wire_bytes,
         }
-
-
-# -- aggregation ------------------------------------------------------------
-
-
-def _r(x: float) -> float:
-    return float(f"{x:.6g}")
-
-
-def summarize(values: list[float]) -> dict:
-    """Mean, 95% normal-approximation CI of the mean, n, and for n >= 1 the quantiles."""
-    n = len(values)
-    if n == 0:
-        return {"mean": None, "ci": [None, None], "n": 0}
-    mean = math.fsum(values) / n
-    if n > 1:
-        var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-        half = 1.959964 * math.sqrt(var / n)
-    else:
-        half = 0.0
-    ordered = sorted(values)
-    return {
-        "mean": _r(mean), "ci": [_r(mean - half), _r(mean + half)], "n": n,
-        "p50": _r(_quantile(ordered, 0.5)), "p95": _r(_quantile(ordered, 0.95)), "max": _r(ordered[-1]),
-    }
-
-
-def quantiles(values: list[float], steps: int = 20) -> list[float]:
-    """The 0%, 5%, ..., 100% quantiles (for CDF plots of a sweep's points)."""
-    ordered = sorted(values)
-    return [_r(_quantile(ordered, k / steps)) for k in range(steps + 1)]
-
-
-def _quantile(ordered: list[float], q: float) -> float:
-    if len(ordered) == 1:
-        return ordered[0]
-    pos = q * (len(ordered) - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)

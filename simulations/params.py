@@ -24,7 +24,7 @@ class SimParams:
     prompts: int = 3  # first submissions per client (retries come on top)
     seed: int = 0
     duration_s: float = 600.0  # a run ends at this simulated time at the latest
-    on_violation: str = "count"
+    on_violation: str = "continue"  # metrics from every run, each carried on past its violations
     # network
     latency_ms: float = 50.0  # mean one-way latency (lognormal, sigma latency_sigma)
     latency_sigma: float = 0.5
@@ -34,7 +34,8 @@ class SimParams:
     think_s: float = 2.0  # mean think time before each submission (exponential)
     contents: int = 2  # size of the prompt pool (CONTENTS[:contents])
     cancel: float = 0.0  # probability that a submission is followed by session/cancel
-    cancel_ms: float = 300.0  # mean delay from submit to that cancel
+    cancel_request: float = 0.0  # probability that a submission is followed by $/cancel_request for it
+    cancel_ms: float = 300.0  # mean delay from submit to that cancel (either kind)
     replay: float = 0.5  # probability that a resume asks for replayFrom start
     reconnect_ms: float = 500.0  # mean delay from a cut to the reconnect
     retries: int = 1  # resubmissions of the same content after a timeout or a cut
@@ -43,7 +44,9 @@ class SimParams:
     # agent
     insert_ms: float = 20.0  # mean time from "can insert" to insertion
     echo_ms: float = 5.0  # mean time from insertion to the user_message report
-    answer_ms: float = 5.0  # mean time from insertion to the prompt response
+    #: mean time from insertion to the prompt response: the adapter answers when the runtime's insertion
+    #: event reaches it; at 50 ms a failure can still strike before the response (the window of E1/E2)
+    answer_ms: float = 50.0
     step_ms: float = 300.0  # mean duration of each work step (output, tool start/end, finish)
     tools: bool = True
     chunks: bool = True  # user messages reported as chunks (needed for the replay reset rule)
@@ -63,7 +66,7 @@ class SimParams:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.prompts < 0 or self.retries < 0:
             raise InputError("prompts and retries must be 0 or more")
-        for name in ("drop", "cancel", "replay", "reject", "fail"):
+        for name in ("drop", "cancel", "cancel_request", "replay", "reject", "fail"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise InputError(f"{name} must be a probability in [0, 1], got {v}")
@@ -79,11 +82,11 @@ class SimParams:
         if not 1 <= self.contents <= len(CONTENTS):
             raise InputError(f"contents must be 1..{len(CONTENTS)}, got {self.contents}")
         if self.on_violation not in ON_VIOLATION:
-            raise InputError(f"on_violation must be one of {', '.join(ON_VIOLATION)}, got {self.on_violation!r}")
+            raise InputError(f"on_violation must be one of {', '.join(ON_VIOLATION)}, got '{self.on_violation}'")
         known = {m.name for m in ALL_MONITORS}
         for name in self.disable_monitors:
             if name not in known:
-                raise InputError(f"unknown monitor {name!r}; known: {', '.join(sorted(known))}")
+                raise InputError(f"unknown monitor '{name}'; known: {', '.join(sorted(known))}")
         return self
 
     def to_json(self) -> dict:
@@ -99,7 +102,7 @@ class SimParams:
         for key, value in data.items():
             name = key.replace("-", "_")
             if name not in known:
-                raise InputError(f"{where}: unknown parameter {key!r}; known: {', '.join(sorted(known))}")
+                raise InputError(f"{where}: unknown parameter '{key}'; known: {', '.join(sorted(known))}")
             kwargs[name] = _coerce(name, value, getattr(cls, name, None) if name != "disable_monitors" else (), where)
         return cls(**kwargs).validate()
 
@@ -129,4 +132,4 @@ def _coerce(name: str, value, default, where: str):
             return float(value)
         return str(value)
     except (TypeError, ValueError):
-        raise InputError(f"{where}: bad value for {name}: {value!r}") from None
+        raise InputError(f"{where}: bad value for {name}: '{value}'") from None

@@ -96,11 +96,11 @@ def plot_sweep(rows: list[dict], out) -> list[str]:
         xs = [x for x, _ in pts]
         ms = [r["result"]["metrics"]["ambiguous_rate"] for _, r in pts]
         ys = [m["mean"] or 0.0 for m in ms]
-        err = [[y - (m["ci"][0] or y) for y, m in zip(ys, ms)], [(m["ci"][1] or y) - y for y, m in zip(ys, ms)]]
+        err = _error_bars(ys, ms)
         n = sum(m["n"] for m in ms)
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=f"{series} (n={n} submissions)")
     ax.set_xlabel("drop probability per message")
-    ax.set_ylabel("ambiguous outcomes per submission (95% CI)")
+    ax.set_ylabel("ambiguous outcomes per submission (95% Wilson)")
     ax.set_title("submissions whose outcome the client never learned")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
@@ -130,7 +130,7 @@ def plot_sweep(rows: list[dict], out) -> list[str]:
                              (a2, "wire_bytes_per_prompt", "JSON bytes per submission")):
         ms = [r["result"]["metrics"][metric] for r in rows]
         ys = [m["mean"] or 0.0 for m in ms]
-        err = [[y - (m["ci"][0] or y) for y, m in zip(ys, ms)], [(m["ci"][1] or y) - y for y, m in zip(ys, ms)]]
+        err = _error_bars(ys, ms)
         ax.bar(range(len(rows)), ys, yerr=err, capsize=2)
         ax.set_xticks(range(len(rows)), labels, fontsize=6, rotation=45, ha="right")
         ax.set_ylabel(unit)
@@ -138,6 +138,13 @@ def plot_sweep(rows: list[dict], out) -> list[str]:
     fig.tight_layout()
     files += _save(fig, folder, "wire-cost")
     return files
+
+
+def _error_bars(ys: list[float], ms: list[dict]) -> list[list[float]]:
+    """Lower and upper error-bar lengths from each metric's interval (none drawn where it has none)."""
+    lower = [0.0 if m["ci"][0] is None else y - m["ci"][0] for y, m in zip(ys, ms)]
+    upper = [0.0 if m["ci"][1] is None else m["ci"][1] - y for y, m in zip(ys, ms)]
+    return [lower, upper]
 
 
 def _point_text(point: dict) -> str:

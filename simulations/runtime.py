@@ -17,12 +17,14 @@ currently offers.  SimPy processes decide *which* action happens *when*:
   ``fail`` per step) once the work's user messages were reported; agent
   restarts at ``restart_rate``.
 * clients: *workload* (think, submit, wait for the outcome, retry after a cut
-  or a timeout), *cancel* after some submissions, *reconnect* after a cut,
+  or a timeout), *cancel* (``session/cancel``) or ``$/cancel_request`` after
+  some submissions, *reconnect* after a cut,
   resuming with replay with probability ``replay``; a resume left unanswered
   for ``resume_timeout_s`` closes the connection (a cut) and starts over.
 
 All randomness comes from one ``random.Random``; SimPy orders simultaneous
-events by scheduling order, so a seed fixes the run.
+events by scheduling order, so a seed fixes the run.  Every step also tells
+the run's metrics which fault windows it opened (:mod:`.coverage`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
 from acplab.model.acp.events import C2A
 from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.acp.spec import get_spec
+from .coverage import opened
 from .metrics import RunMetrics
 from .params import CONTENTS, SimParams
 
@@ -67,11 +70,19 @@ def build_model(p: SimParams) -> AcpModel:
     bounds = Bounds(
         clients=p.clients, prompts=prompts, contents=CONTENTS[: p.contents],
         drops=BIG if p.drop > 0 else 0, disconnects=BIG, cancels=BIG if p.cancel > 0 else 0,
+        cancel_requests=BIG if p.cancel_request > 0 else 0,
         failures=BIG if (p.reject > 0 or p.fail > 0) else 0, restarts=BIG if p.restart_rate > 0 else 0,
         chunks=p.chunks, retain=True, tools=p.tools, output=True,
     )
-    monitors = tuple(m for m in ALL_MONITORS if m.name not in p.disable_monitors)
-    return AcpModel(get_spec(p.spec), bounds, monitors=monitors)
+    spec = get_spec(p.spec)
+    skip = set(p.disable_monitors) | not_applicable_monitors(spec)
+    return AcpModel(spec, bounds, monitors=tuple(m for m in ALL_MONITORS if m.name not in skip))
+
+
+def not_applicable_monitors(spec) -> set[str]:
+    """The monitors a spec does not speak to (as the variant matrix leaves them out)."""
+    names = dict(spec.not_applicable)
+    return {m.name for m in ALL_MONITORS} if "*" in names else set(names)
 
 
 def run_seed(seed: int, index: int) -> int:
@@ -132,6 +143,7 @@ class Session:
         self.world = after
         self.steps.append((now, action, events))
         self.metrics.observe(now, action, events)
+        self.metrics.opened(opened(w, action, events, after))
         end_mids = None
         for e in events:
             if e.kind == "work_end" and w.agent.work is not None:
@@ -292,9 +304,12 @@ class Session:
             yield from self._connected(c)
             client = self.world.clients[c]
             token = (c, client.epoch, client.next_rid)
+            index = len(client.subs)
             if self.apply(Action("client", "submit", (c, content))) is not None:
                 if self.p.cancel and self.rng.random() < self.p.cancel:
                     self.env.process(self._cancel_later(c))
+                if self.p.cancel_request and self.rng.random() < self.p.cancel_request:
+                    self.env.process(self._cancel_request_later(c, index))
                 return token
             yield self.changed
 
@@ -336,6 +351,11 @@ class Session:
     def _cancel_later(self, c: int):
         yield self.env.timeout(self.exp(self.p.cancel_ms / 1000.0))
         self.apply(Action("client", "cancel", (c,)))
+
+    def _cancel_request_later(self, c: int, index: int):
+        """``$/cancel_request`` for submission ``index`` after a while, if it is still pending by then."""
+        yield self.env.timeout(self.exp(self.p.cancel_ms / 1000.0))
+        self.apply(Action("client", "cancel_request", (c, index)))
 
     def _reconnects(self, c: int):
         """Reconnect after a cut; close a connection whose resume stays unanswered and start over."""

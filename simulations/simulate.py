@@ -2,14 +2,25 @@
 
 ``on_violation``:
 
+* ``continue`` (the default): the violation is counted, the runtime clears
+  the model's violation flag and the same run goes on, so every run is
+  simulated to its end and the metrics come from all runs (an at-rest
+  monitor can fire again at each rest point and each firing is counted).
+* ``count``: a violating run ends there, the violation is counted and the
+  next session runs.
 * ``stop``: the first violating run ends the simulation (later sessions are
-  not run); its artefacts are written.
-* ``count``: a violating run ends there (the model refuses to go on after a
-  violation), the violation is counted and the next session runs.
-* ``continue``: the violation is counted, the runtime clears the model's
-  violation flag and the same run goes on (to measure what a broken variant
-  does downstream; an at-rest monitor can fire again at each rest point and
-  each firing is counted).
+  not run).
+
+A run cut short by a violation would bias every metric (a broken spec ends
+its runs early: 141 instead of 365 submissions for
+``client-matches-by-content``), so with ``count`` and ``stop`` the metrics
+come from the completed runs only: those that reached rest without a
+violation.  The output says which (``metrics_from``).  Intervals are Wilson
+for proportions and t for means, none below two samples (:mod:`.stats`); a
+metric that means nothing for the spec is ``n/a`` with its reason.
+``coverage`` counts the fault windows the runs opened and warns about the
+ones the spec or the configured faults need that no run opened
+(:mod:`.coverage`).
 
 For the first violation of each monitor the explorer's artefacts are written
 under ``out``: ``<Monitor>.txt`` (numbered text trace), ``<Monitor>.jsonl``
@@ -22,10 +33,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from acplab.model.acp.spec import get_spec
 from acplab.model.engine.verdicts import exit_code as verdict_exit_code
-from .metrics import LATENCIES, METRICS, quantiles, summarize
+from . import coverage
+from .metrics import LATENCIES, METRICS, not_applicable
 from .params import SimParams
 from .runtime import RunResult, build_model, run_session
+from .stats import quantiles, summarize
 
 
 class SimulationResult:
@@ -40,27 +54,48 @@ class SimulationResult:
         self.first = first
         self.per_monitor = per_monitor
         self.stopped_early = stopped_early
+        self.folder = None  # where the violations' files went (set by simulate)
+        self.examples: dict = {}  # monitor -> (the run, its first violation), steps kept
+        self.model = None
+        self.measured = [r for r in runs if self.counts_toward_metrics(r)]
         self.samples: dict[str, list[float]] = {name: [] for name in METRICS}
         self.counts: dict[str, int] = {}
-        for r in runs:
+        for r in self.measured:
             for name, values in r.metrics.samples().items():
                 self.samples[name].extend(values)
+        for r in runs:
             for k, v in r.metrics.counts().items():
                 self.counts[k] = self.counts.get(k, 0) + v
+
+    def counts_toward_metrics(self, run: RunResult) -> bool:
+        """Every run when runs go on past violations; else only those that reached rest without one."""
+        return self.params.on_violation == "continue" or (run.at_rest and not run.violations)
 
     @property
     def violated_runs(self) -> int:
         return sum(1 for r in self.runs if r.violations)
 
+    def metrics_from(self) -> dict:
+        n, m = len(self.runs), len(self.measured)
+        if self.params.on_violation == "continue":
+            basis = f"all {n} runs, each carried on past its violations"
+        else:
+            basis = (f"the {m} of {n} runs that reached rest without a violation (runs end at their first "
+                     f"violation with on_violation={self.params.on_violation}, which would bias the metrics)")
+        return {"runs": m, "of": n, "basis": basis}
+
     def to_json(self) -> dict:
         p = self.params
+        spec = get_spec(p.spec)
+        skip = not_applicable(spec)
         metrics = {}
-        for name, (unit, desc) in METRICS.items():
-            row = summarize(self.samples[name])
+        for name, (unit, kind, desc) in METRICS.items():
+            row = summarize(self.samples[name], kind)
             if name in LATENCIES and row["n"]:
                 row["quantiles"] = quantiles(self.samples[name])
-            row["unit"] = unit
-            row["description"] = desc
+            row.update(unit=unit, kind=kind, description=desc)
+            if name in skip:
+                row["n/a"] = skip[name]
             metrics[name] = row
         violations = {
             "count": sum(self.per_monitor.values()),
@@ -77,9 +112,11 @@ class SimulationResult:
             "runs_at_rest": sum(1 for r in self.runs if r.at_rest),
             "stopped_early": self.stopped_early,
             "simulated_seconds": float(f"{sum(r.end_s for r in self.runs):.6g}"),
+            "metrics_from": self.metrics_from(),
             "counts": dict(sorted(self.counts.items())),
             "metrics": metrics,
             "violations": violations,
+            "coverage": coverage.report(spec, p, [r.metrics.windows for r in self.runs]),
         }
 
 
@@ -93,6 +130,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
     runs: list[RunResult] = []
     files: dict[str, list[str]] = {}
     first: dict[str, dict] = {}
+    examples: dict[str, tuple[RunResult, object]] = {}
     per_monitor: dict[str, int] = {}
     folder = None
     stopped = False
@@ -103,6 +141,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
             if v.monitor not in first:
                 first[v.monitor] = {"run": k, "seed": r.seed, "t_ms": round(v.t * 1000.0, 3), "step": v.step,
                                     "sentence": v.sentence}
+                examples[v.monitor] = (r, v)
                 if out is not None:
                     if folder is None:
                         from acplab.model.render.artefacts import fresh_out_dir
@@ -115,7 +154,22 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
         if r.violations and p.on_violation == "stop":
             stopped = k + 1 < p.sessions
             break
-    return SimulationResult(p, runs, files, first, per_monitor, stopped)
+    result = SimulationResult(p, runs, files, first, per_monitor, stopped)
+    result.folder, result.examples, result.model = folder, examples, model
+    return result
+
+
+def example_states(model, run: RunResult, violation) -> list:
+    """The worlds of ``run`` up to the violating step, replayed from its actions (the runtime keeps none).
+
+    With ``on_violation=continue`` the runtime cleared each violation and went
+    on; the replay does the same, except at the last step.
+    """
+    states = [model.init_states()[0]]
+    for n, (_t, action, _events) in enumerate(run.steps[: violation.step], 1):
+        world = model.step(states[-1], action)[0]
+        states.append(world if n == violation.step else world._replace(violation=None))
+    return states
 
 
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
@@ -139,7 +193,8 @@ def exit_code(result: SimulationResult) -> int:
 # -- presentation ------------------------------------------------------------
 
 
-def _fmt(x) -> str:
+def fmt(x) -> str:
+    """A number for a table: grouped above 100, two decimals above 1, four below."""
     if x is None:
         return "-"
     if abs(x) >= 100:
@@ -149,27 +204,58 @@ def _fmt(x) -> str:
     return f"{x:.4f}"
 
 
+def headline(summary: dict) -> str:
+    """The first line: spec and every parameter that shapes the runs."""
+    p = summary["params"]
+    faults = [f"{k} {p[k]:g}" for k in ("fail", "reject", "cancel", "cancel_request", "restart_rate") if p[k]]
+    return (f"simulate spec {summary['spec']}: {p['sessions']} runs (seed {p['seed']}) x {p['clients']} clients x "
+            f"{p['prompts']} prompts; latency {p['latency_ms']:g} ms, drop {p['drop']:g}, disconnects "
+            f"{p['disconnect_rate']:g}/s" + (f", {', '.join(faults)}" if faults else "")
+            + f"; on_violation {p['on_violation']}")
+
+
+def _units(metrics: dict) -> str:
+    """What ``n`` counts, grouped: submissions for most, retries or runs for some."""
+    by_unit: dict[str, list[str]] = {}
+    for name, row in metrics.items():
+        by_unit.setdefault(row["unit"], []).append(name)
+    main = max(by_unit, key=lambda u: len(by_unit[u]))
+    plural = {"retry": "retries"}
+    rest = [f"{plural.get(u, u + 's')} for {', '.join(names)}" for u, names in by_unit.items() if u != main]
+    return plural.get(main, main + "s") + (f"; {'; '.join(rest)}" if rest else "")
+
+
 def print_table(summary: dict, file=None) -> None:
-    """The metrics as a rich table (means, 95% CIs, sample sizes), then the violations."""
+    """The headline, the metrics (means, 95% intervals, sample sizes), coverage warnings, the violations."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     console = Console(file=file or sys.stdout, highlight=False)
-    p = summary["params"]
-    title = (f"simulate {summary['spec']}: {summary['runs']} runs x {p['clients']} clients, {p['prompts']} prompts each, "
-             f"latency {p['latency_ms']:g} ms, drop {p['drop']:g}, disconnects {p['disconnect_rate']:g}/s, seed {p['seed']}")
-    table = Table(title=title, title_justify="left")
-    for col, just in (("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("p50", "right"),
-                      ("p95", "right"), ("n", "right"), ("per", "left")):
-        table.add_column(col, justify=just)
+    console.print(headline(summary), soft_wrap=True)
+    console.print(f"metrics from {summary['metrics_from']['basis']}", soft_wrap=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("metric", no_wrap=True)
+    for col in ("mean", "95% interval", "p50", "p95", "n"):
+        table.add_column(col, justify="right", no_wrap=col != "95% interval")
+    notes = []
     for name, row in summary["metrics"].items():
-        ci = row["ci"]
-        ci_text = "-" if ci[0] is None else f"{_fmt(ci[0])} .. {_fmt(ci[1])}"
-        table.add_row(name, _fmt(row["mean"]), ci_text, _fmt(row.get("p50")) if name in LATENCIES else "",
-                      _fmt(row.get("p95")) if name in LATENCIES else "", str(row["n"]), row["unit"])
+        if row.get("n/a"):
+            table.add_row(name, "n/a", "", "", "", "")
+            notes.append(f"{name}: n/a, {row['n/a']}")
+            continue
+        lo, hi = row["ci"]
+        ci_text = "-" if lo is None else f"{fmt(lo)}..{fmt(hi)}"
+        latency = name in LATENCIES
+        table.add_row(name, fmt(row["mean"]), ci_text, fmt(row.get("p50")) if latency else "",
+                      fmt(row.get("p95")) if latency else "", f"{row['n']:,}")
     console.print(table)
-    counts = summary["counts"]
-    console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    console.print(f"n counts {_units(summary['metrics'])}", soft_wrap=True)
+    for note in notes:
+        console.print(note, soft_wrap=True)
+    console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in summary["counts"].items()), soft_wrap=True)
+    for warning in summary.get("coverage", {}).get("warnings", []):
+        console.print(f"coverage warning: window never opened: {warning}", soft_wrap=True)
     v = summary["violations"]
     if not v["count"]:
         console.print(f"holds: no monitor fired in {summary['runs']} runs")
@@ -178,9 +264,9 @@ def print_table(summary: dict, file=None) -> None:
                   + (" (stopped at the first)" if summary["stopped_early"] else ""))
     for name, n in v["per_monitor"].items():
         f = v["first"][name]
-        console.print(f"  {name}: {n}; first in run {f['run']} at {f['t_ms']:.1f} ms: {f['sentence']}")
+        console.print(f"  {name}: {n}; first in run {f['run']} at {f['t_ms']:.1f} ms: {f['sentence']}", soft_wrap=True)
         for path in v["files"].get(name, []):
-            console.print(f"    {path}")
+            console.print(f"    {path}", soft_wrap=True)
 
 
 def cli_progress(quiet: bool, total: int):

@@ -121,3 +121,72 @@ def regenerated_figures(tmp_path_factory, worker_id):
             generate(folder)
             (shared / "figures.done").write_text("ok\n")
     return folder
+
+
+# --- The tools that read our outputs: Mermaid's own parser and a real browser ----------
+# tests/js holds a pinned Node project (package.json + package-lock.json): mermaid 11
+# under jsdom parses every .mmd we write, and playwright-core drives Debian's headless
+# Chromium over the HTML report.  `.ci/run` installs both (`npm ci` in tests/js, and
+# `apt-get install chromium`).  Locally a missing piece skips the tests that need it, with
+# the command that installs it; in CI (ACPLAB_REQUIRE_NODE=1 / ACPLAB_REQUIRE_BROWSER=1) it fails.
+import shutil as _shutil
+import subprocess as _subprocess
+
+JS = _Path(__file__).resolve().parent / "js"
+CHROMIUM = _os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def _missing(reason: str, flag: str) -> None:
+    if _os.environ.get(flag) == "1":
+        _pytest.fail(f"{reason} [{flag}=1]", pytrace=False)
+    _pytest.skip(reason)
+
+
+def _node_ready() -> None:
+    if _shutil.which("node") is None:
+        _missing("node not found: install Node 20 (Debian: apt-get install nodejs npm)", "ACPLAB_REQUIRE_NODE")
+    if not (JS / "node_modules" / "mermaid").is_dir():
+        _missing("tests/js has no node_modules: run `npm ci` in tests/js", "ACPLAB_REQUIRE_NODE")
+
+
+def _run_json(args: list, timeout: float) -> tuple[int, dict]:
+    proc = _subprocess.run(["node", *map(str, args)], capture_output=True, text=True, cwd=JS, timeout=timeout)
+    try:
+        return proc.returncode, _json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError(f"node {args[0]} printed no JSON (exit {proc.returncode}): {proc.stderr[-2000:]}")
+
+
+@_pytest.fixture(scope="session")
+def mermaid_parse():
+    """``parse(paths) -> {path: error or None}``: Mermaid 11's own parser over .mmd files, in one node run."""
+    _node_ready()
+
+    def parse(paths) -> dict:
+        paths = [str(_Path(p).resolve()) for p in paths]
+        assert paths, "no .mmd files to parse"
+        proc = _subprocess.run(["node", "mermaid_parse.mjs", "-"], input=_json.dumps(paths), capture_output=True,
+                               text=True, cwd=JS, timeout=120)
+        try:
+            report = _json.loads(proc.stdout)
+        except ValueError:
+            raise AssertionError(f"mermaid_parse.mjs printed no JSON (exit {proc.returncode}): {proc.stderr[-2000:]}")
+        return {r["file"]: (None if r["ok"] else f"{r['error']} {r.get('detail') or ''}".strip())
+                for r in report["results"]}
+
+    return parse
+
+
+@_pytest.fixture(scope="session")
+def browser():
+    """``check(page, steps) -> (exit code, report)``: headless Chromium steps over a local page (tests/js)."""
+    _node_ready()
+    if not _os.access(CHROMIUM, _os.X_OK):
+        _missing(f"{CHROMIUM} not found: apt-get install chromium (or set CHROMIUM_PATH)", "ACPLAB_REQUIRE_BROWSER")
+
+    def check(page, steps, tmp) -> tuple[int, dict]:
+        steps_file = _Path(tmp) / "steps.json"
+        steps_file.write_text(_json.dumps(steps))
+        return _run_json(["browser_check.mjs", _Path(page).resolve(), steps_file.resolve()], timeout=120)
+
+    return check

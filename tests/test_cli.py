@@ -91,3 +91,102 @@ def test_bridge_models_are_checkable_from_the_command_line(model, spec, code, tm
 def test_unknown_bridge_mutant_is_one_line_exit_2():
     code, _, err = run("check", "--model", "bridge-v1-agent", "--spec", "nope")
     assert code == 2 and err.count("\n") == 1 and "known: rfd" in err
+
+
+def test_first_line_names_the_spec_and_the_bounds():
+    code, out, _ = run("check", "--scenario", "report-order", "-q")
+    assert code == 0
+    assert out.splitlines()[0] == ("check spec rfd, scenario report-order: bounds clients=1 prompts=1 contents=hi; "
+                                   "symmetry on")
+    code, out, _ = run("check", "--model", "twophase", "--rms", "2")
+    assert out.splitlines()[0] == "check model twophase, spec twophase: 2 resource managers; symmetry off"
+
+
+def test_set_reaches_every_bound_a_scenario_sets():
+    code, out, err = run("check", "--scenario", "report-order", "--set", "failures=1", "--set", "chunks=yes",
+                         "--set", "contents=hi,yes", "--prompts", "1", "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    bounds = data["bounds"]
+    assert (bounds["failures"], bounds["chunks"], bounds["contents"], bounds["prompts"]) == (1, True, ["hi", "yes"], 1)
+    from acplab.model.acp.model import Bounds
+    from acplab.model.acp.scenarios import SCENARIOS
+
+    settable = set(Bounds._fields)
+    assert {k for s in SCENARIOS.values() for k, v in s.bounds._asdict().items()
+            if v != Bounds._field_defaults[k]} <= settable
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--set", "nope=1"], "unknown bound 'nope'"), (["--set", "clients=0"], "at least 1"),
+    (["--set", "chunks=maybe"], "yes or no"), (["--clients", "1", "--set", "clients=2"], "given twice"),
+    (["--set", "failures"], "KEY=VALUE"),
+])
+def test_bad_settings_are_one_line_errors(args, words):
+    code, _, err = run("check", *args)
+    assert code == 2 and err.count("\n") == 1 and words in err
+
+
+@pytest.mark.parametrize("model, option", [
+    ("bridge-v1-agent", ["--scenario", "default"]), ("bridge-v2-agent", ["--clients", "2"]),
+    ("bridge-v1-agent", ["--no-symmetry"]), ("bridge-v1-agent", ["--set", "failures=1"]),
+    ("twophase", ["--spec", "v1"]), ("twophase", ["--drops", "1"]), ("acp", ["--rms", "3"]), ("acp", ["--broken"]),
+])
+def test_an_option_the_model_ignores_is_an_error(model, option):
+    code, _, err = run("check", "--model", model, *option)
+    assert code == 2 and err.count("\n") == 1
+    assert f"{option[0]} does not apply to --model {model}" in err.replace("--symmetry/", "")
+
+
+def test_quiet_is_on_every_command():
+    from acplab.model.app.cli import QUIET_HELP, cli
+
+    def commands(group, prefix=""):
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", cmd
+
+    found = dict(commands(cli))
+    assert len(found) >= 9
+    for name, cmd in found.items():
+        quiet = [p for p in cmd.params if p.name == "quiet"]
+        assert quiet and "-q" in quiet[0].opts and quiet[0].help == QUIET_HELP, name
+
+
+def test_bridge_mutants_are_listed_by_specs():
+    code, out, _ = run("specs", "--json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rows["early_ack"]["model"] == "bridge-v1-agent" and rows["early_ack"]["rules"] == ["B7", "P3", "P7"]
+    assert rows["drop_error_object"]["model"] == "bridge-v2-agent" and rows["rfd"]["model"] == "acp"
+    from acplab.model.acp.bridges import MUTANTS
+
+    assert {n for ms in MUTANTS.values() for n in ms} <= set(rows)
+
+
+def test_bridge_counterexamples_get_the_acp_artefacts(tmp_path):
+    from acplab.model.wire.capture import read_capture
+
+    code, out, err = run("check", "--model", "bridge-v2-agent", "--spec", "drop_error_object", "--out",
+                         str(tmp_path / "o"), "--json")
+    assert code == 1, err
+    [v] = [v for v in json.loads(out)["violations"] if v["property"] == "B3_IdleErrorBecomesV1ErrorResponse"]
+    assert [Path(f).suffix for f in v["files"]] == [".txt", ".jsonl", ".mmd"]
+    txt = Path(v["files"][0]).read_text()
+    assert "bridge -> client (v1)  sends error #7 (-32603)" in txt and "BState(" not in txt
+    records = list(read_capture(v["files"][1]))
+    assert {r.conn for r in records} == {"client-bridge", "bridge-agent"}
+
+
+def test_witness_runs_are_written_like_counterexamples(tmp_path):
+    code, out, err = run("check", "--scenario", "report-order", "--witnesses", "--out", str(tmp_path / "w"), "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    files = data["witnesses"]["files"]
+    assert set(files) == {"echo_before_response", "response_before_echo"}
+    for paths in files.values():
+        assert [Path(f).suffix for f in paths] == [".txt", ".jsonl", ".mmd"]
+    assert "witness echo_before_response" in Path(files["echo_before_response"][0]).read_text()
+    code, _, err = run("check", "--scenario", "report-order", "--witness", "nope")
+    assert code == 2 and "unknown witness nope" in err

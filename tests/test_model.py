@@ -95,9 +95,9 @@ def test_early_success_counterexample_is_pinned():
     assert text == (
         "early-success\n\n"
         "  1. c1 submits 'hi'\n"
-        "       c1 -> agent  sends session/prompt #1 ['hi']\n"
+        "       c1 -> agent  sends session/prompt #1 [\"hi\"]\n"
         "  2. network delivers c1's next message to the agent\n"
-        "       agent receives session/prompt #1 ['hi']\n"
+        "       agent receives session/prompt #1 [\"hi\"]\n"
         "       agent -> c1  sends result #1 {messageId: m1}\n\n"
         "violation: response #1 on c1 succeeds, but its message was never inserted\n"
     )

@@ -62,6 +62,7 @@ class BState(NamedTuple):
 
 
 CHANNELS = ("c2b", "b2a", "a2b", "b2c")
+CHANNEL_NAMES = {"c2b": "client -> bridge", "b2a": "bridge -> agent", "a2b": "agent -> bridge", "b2c": "bridge -> client"}
 
 
 def _init() -> BState:
@@ -130,7 +131,7 @@ class _Base:
         return [_init()]
 
     def format_action(self, action: BAction) -> str:
-        return action.name if action.channel is None else f"deliver {action.channel}"
+        return action.name if action.channel is None else f"deliver {CHANNEL_NAMES[action.channel]}"
 
     def is_final(self, s: BState) -> bool:
         return s.client_sent and s.agent == "done" and not any(getattr(s, c) for c in CHANNELS)

@@ -471,3 +471,24 @@ def _b4(s: BState) -> bool:
 BRIDGE_MODELS = {"v1-agent": V1AgentBehindBridge, "v2-agent": V2AgentBehindBridge}
 MUTANTS = {name: list(cls.MUTANTS) for name, cls in BRIDGE_MODELS.items()}
 
+
+#: each bridge mutant: (what it does wrong, the property that must catch it)
+MUTANT_INFO = {
+    "early_ack": ("the bridge answers PromptResult when it forwards the prompt, before any evidence of insertion",
+                  "B7_InsertionReportedOnlyOnEvidence"),
+    "error_response_after_insertion": ("a v1 error after the bridge reported insertion goes to the v2 client as an "
+                                       "error response", "B1_ErrorAfterInsertionBecomesIdleError"),
+    "error_object_lost": ("a v1 error after insertion becomes an idle error without the error object",
+                          "B1_ErrorAfterInsertionBecomesIdleError"),
+    "forward_error_stop_reason": ("an idle error reaches the v1 client as stopReason error, outside v1's enum",
+                                  "W14_V1StopReasonInClosedEnum"),
+    "drop_error_object": ("every idle error reaches the v1 client as -32603, losing the agent's error object",
+                          "B3_IdleErrorBecomesV1ErrorResponse"),
+    "raw_state_update": ("the bridge forwards state_update notifications to the v1 client", "B4_NoV2OnlyValuesToV1"),
+}
+
+
+def mutant_rules(model_name: str, mutant: str) -> tuple[str, ...]:
+    """The rule IDs of the property that catches ``mutant`` of bridge ``model_name``."""
+    prop = MUTANT_INFO[mutant][1]
+    return next(p.rules for p in BRIDGE_MODELS[model_name](mutant=mutant).properties() if p.name == prop)

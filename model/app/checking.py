@@ -1,45 +1,56 @@
-"""`acplab check`: build the model, explore it, print the verdict and write counterexamples."""
+"""`acplab check`: build the model, explore it, print the verdict and write the runs worth reading.
+
+Every model (the ACP model, the v1 <-> v2 bridges, TwoPhase) goes through one
+:func:`run_check`: the first line of text output names the spec and the
+bounds; each counterexample, and each witness run asked for with
+``--witness NAME`` / ``--witnesses``, gets its files (ACP and bridges: a
+numbered text trace, the wire log in the capture format and a Mermaid
+diagram; TwoPhase: the text trace); ``--html`` adds one self-contained
+``report.html`` that steps through them.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import click
 
 from acplab.model.engine import Limits, Result, explore
-from acplab.model.render.artefacts import fresh_out_dir, write_behaviour
+from acplab.model.errors import InputError
+from acplab.model.render.artefacts import fresh_out_dir, write_behaviour, write_bridge_behaviour
 from acplab.model.render.traces import state_diff_trace
+from acplab.model.engine.verdicts import exit_code
 from .progress import explorer_progress
 from .report import print_json, result_json
-from acplab.model.engine.verdicts import exit_code
 
 
-def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:
-    """Check the TwoPhase validation model and report like any other model."""
-    from acplab.model.engine.twophase import TwoPhase
+@dataclass(frozen=True)
+class Output:
+    """What to print and write: ``witnesses`` is None (none), ``"all"`` or a tuple of names."""
 
-    model = TwoPhase(rms, broken=broken, symmetry=symmetry)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
-    name = f"twophase-{rms}" + ("-broken" if broken else "")
-    files = write_counterexamples(model, result, out, name) if result.violations else {}
-    summary = result_json(result, model="twophase", spec="broken" if broken else "twophase", rms=rms)
-    summary.update(violations_json(result, files), witnesses=witnesses_json(result))
-    emit(summary, as_json)
-    return exit_code(result.verdict)
+    as_json: bool = False
+    quiet: bool = False
+    out: str | None = None
+    html: bool = False
+    witnesses: object = None
 
 
-def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
-    """Check a v1<->v2 bridge model (B1-B8); ``--spec rfd`` is the conforming bridge, else a mutant."""
-    from acplab.model.acp.bridges import BRIDGE_MODELS, MUTANTS
-    from acplab.model.errors import InputError
+@dataclass
+class Target:
+    """A model to check, and how its runs are named, written and shown."""
 
-    if mutant != "rfd" and mutant not in MUTANTS[name]:
-        raise InputError(f"unknown bridge mutant {mutant!r}; known: rfd, {', '.join(MUTANTS[name])}")
-    model = BRIDGE_MODELS[name](mutant=None if mutant == "rfd" else mutant)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
-    files = write_counterexamples(model, result, out, f"bridge-{name}-{mutant}") if result.violations else {}
-    summary = result_json(result, model=f"bridge-{name}", spec=mutant)
-    summary.update(violations_json(result, files), witnesses=witnesses_json(result))
-    emit(summary, as_json)
-    return exit_code(result.verdict)
+    model: object
+    stem: str  # the default output folder's name
+    header: str  # the first line of text output
+    facts: list  # (name, value) rows for the report
+    spec_label: str  # "spec rfd, scenario default": closes every run title
+    write: Callable  # (base, model, path, title, violation, rules) -> files
+    view: Callable  # runview builder: (ident, kind, name, title, model, path, **kw) -> run
+    summary: dict = field(default_factory=dict)  # extra JSON fields
+
+
+# -- the three kinds of model ------------------------------------------------------------
 
 
 def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
@@ -64,19 +75,195 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     return model, scenario
 
 
-def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, max_states, max_seconds,
-              as_json, out, quiet) -> int:
-    """Check the ACP model: verdict, counts, and for each violation a trace, a wire log and a diagram."""
-    model, sc = acp_model(spec, scenario, symmetry, clients=clients, prompts=prompts, drops=drops,
-                          disconnects=disconnects)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
-    noteworthy = result.violations or result.warnings
-    files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if noteworthy else {}
-    summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
-    summary.update(violations_json(result, files), witnesses=witnesses_json(result),
-                   warnings=warnings_json(result, files, {w[0]: w[2] for w in model.witnesses}))
-    emit(summary, as_json)
+def bounds_text(bounds) -> str:
+    """The bounds in one line: clients, prompts and contents always, the rest where not the default."""
+    defaults = type(bounds)._field_defaults
+    shown = []
+    for name, value in bounds._asdict().items():
+        if name in ("clients", "prompts", "contents") or value != defaults[name]:
+            shown.append(f"{name}={','.join(value) if isinstance(value, tuple) else _word(value)}")
+    return " ".join(shown)
+
+
+def _word(value) -> str:
+    return {True: "yes", False: "no", None: "none"}.get(value, str(value)) if isinstance(value, (bool, type(None))) \
+        else str(value)
+
+
+def parse_bounds(settings, **shortcuts) -> dict:
+    """Bound overrides from ``--set KEY=VALUE`` items and the shortcut options (``--clients`` ...).
+
+    Every field of the ACP model's bounds can be set: counts are whole
+    numbers (``clients`` at least 1), switches are yes/no, ``contents`` is a
+    comma-separated list of prompt texts.  Unknown keys, bad values and a
+    bound given twice are input errors.
+    """
+    from acplab.model.acp.model import Bounds
+
+    out = {k: v for k, v in shortcuts.items() if v is not None}
+    defaults = Bounds._field_defaults
+    for item in settings:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep:
+            raise InputError(f"--set: expected KEY=VALUE, got '{item}'")
+        if key not in defaults:
+            raise InputError(f"--set: unknown bound '{key}'; known: {', '.join(defaults)}")
+        if key in out:
+            raise InputError(f"--set: bound '{key}' given twice")
+        out[key] = _bound_value(key, value.strip(), defaults[key])
+    return out
+
+
+def _bound_value(key: str, text: str, default):
+    if isinstance(default, bool):
+        words = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+        if text.lower() not in words:
+            raise InputError(f"--set: {key} is yes or no, got '{text}'")
+        return words[text.lower()]
+    if isinstance(default, tuple):
+        items = tuple(t.strip() for t in text.split(",") if t.strip())
+        if not items:
+            raise InputError(f"--set: {key} needs at least one text, e.g. {key}=hi,yes")
+        return items
+    if not text.isdigit() or (key == "clients" and int(text) < 1):
+        raise InputError(f"--set: {key} is a whole number{' of at least 1' if key == 'clients' else ''}, got '{text}'")
+    return int(text)
+
+
+def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) -> Target:
+    from acplab.model.render.runview import acp_run
+
+    model, sc = acp_model(spec, scenario, symmetry, **bounds)
+    where = f"spec {spec}, scenario {sc.name}"
+    header = f"check {where}: bounds {bounds_text(model.bounds)}; symmetry {'on' if symmetry else 'off'}"
+    facts = [("model", "acp (the ACP v2 prompt lifecycle)"), ("spec", f"{spec}: {model.spec.description}"),
+             ("scenario", f"{sc.name}: {sc.description}"), ("bounds", bounds_text(model.bounds)),
+             ("symmetry", "clients are interchangeable" if symmetry else "off")]
+
+    def write(base, model, path, title, violation, rules):
+        return write_behaviour(base, model, path.actions_with_effects(), title, violation, rules,
+                               loop_start=path.loop_start)
+
+    return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
+                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()))
+
+
+def bridge_target(name: str, mutant: str) -> Target:
+    from acplab.model.acp.bridges import BRIDGE_MODELS, MUTANT_INFO, MUTANTS
+    from acplab.model.render.runview import bridge_run
+
+    if mutant != "rfd" and mutant not in MUTANTS[name]:
+        raise InputError(f"unknown bridge mutant '{mutant}' for bridge-{name}; known: rfd, {', '.join(MUTANTS[name])}")
+    model = BRIDGE_MODELS[name](mutant=None if mutant == "rfd" else mutant)
+    what = "the conforming bridge" if mutant == "rfd" else f"mutant: {MUTANT_INFO[mutant][0]}"
+    where = f"model bridge-{name}, spec {mutant}"
+    header = f"check {where} ({what}); bounds: one prompt through the bridge, fixed by the model"
+    facts = [("model", f"bridge-{name}: {type(model).__doc__.strip().splitlines()[0]}"), ("spec", f"{mutant}: {what}"),
+             ("bounds", "one prompt, four FIFO channels (client, bridge, agent), fixed by the model")]
+    return Target(model, f"bridge-{name}-{mutant}", header, facts, where, write_bridge_behaviour, bridge_run,
+                  dict(model=f"bridge-{name}", spec=mutant))
+
+
+def twophase_target(rms: int, broken: bool, symmetry: bool) -> Target:
+    from acplab.model.engine.twophase import TwoPhase
+    from acplab.model.render.runview import state_run
+
+    model = TwoPhase(rms, broken=broken, symmetry=symmetry)
+    spec = "broken" if broken else "twophase"
+    where = f"model twophase, spec {spec}"
+    header = f"check {where}: {rms} resource managers; symmetry {'on' if symmetry else 'off'}"
+    facts = [("model", "twophase: TLA+'s two-phase commit, the engine's validation model"),
+             ("spec", "broken: the TM may commit without every Prepared" if broken else "twophase"),
+             ("bounds", f"rms={rms}"), ("symmetry", "on" if symmetry else "off")]
+
+    def write(base, model, path, title, violation, rules):
+        txt = base.with_suffix(".txt")
+        txt.write_text(state_diff_trace(model, path, title))
+        return [str(txt)]
+
+    return Target(model, f"twophase-{rms}" + ("-broken" if broken else ""), header, facts, where, write, state_run,
+                  dict(model="twophase", spec=spec, rms=rms))
+
+
+# -- one check ------------------------------------------------------------
+
+
+def witness_names(model, requested) -> list[str]:
+    """The witnesses to write: none, all of the model's, or the named ones (unknown names are input errors)."""
+    known = [p.name for p in model.properties() if p.expectation == "sometimes"]
+    if not requested:
+        return []
+    if requested == "all":
+        return known
+    unknown = [w for w in requested if w not in known]
+    if unknown:
+        raise InputError(f"unknown witness {', '.join(unknown)}; this check has: {', '.join(known) or 'none'}")
+    return list(dict.fromkeys(requested))
+
+
+def run_check(target: Target, limits: Limits, opts: Output) -> int:
+    """Explore, print, write the runs (and the report); return the exit code."""
+    model = target.model
+    wanted = witness_names(model, opts.witnesses)
+    if not opts.as_json:
+        click.echo(target.header)
+    result = explore(model, limits, explorer_progress(opts.quiet or opts.as_json))
+    found = [w for w in wanted if result.witnesses.get(w) is not None]
+    folder = None
+    if result.violations or result.warnings or found or opts.html:
+        folder = fresh_out_dir(opts.out, target.stem)
+    files, runs = write_runs(target, result, found, folder, opts.html)
+    summary = result_json(result, **target.summary)
+    summary.update(violations_json(result, files))
+    summary["warnings"] = warnings_json(result, files, {p.name: p.rules for p in model.properties()})
+    summary["witnesses"] = witnesses_json(result, files, wanted)
+    if opts.html:
+        from .pages import check_page, write_page
+
+        summary["report"] = write_page(folder, check_page(target, result, summary, runs))
+    emit(summary, opts.as_json)
     return exit_code(result.verdict)
+
+
+def write_runs(target: Target, result: Result, witnesses: list[str], folder, html: bool):
+    """Files per counterexample and per witness run; the report's runs when ``html``."""
+    model = target.model
+    files: dict[str, list[str]] = {}
+    runs: list[dict] = []
+    todo = [("counterexample", v.property.name, v.property, v.path, (v.property.name, v.sentence))
+            for v in result.violations + result.warnings]
+    props = {p.name: p for p in model.properties()}
+    todo += [("witness", w, props[w], result.witnesses[w], None) for w in witnesses]
+    for kind, name, prop, path, violation in todo:
+        rules = ", ".join(prop.rules) or "no rule"
+        if violation:
+            what = "warning" if prop.severity == "warning" else "violated"
+            loop = "" if path.loop_start is None else f", looping from step {path.loop_start + 1}"
+            title = f"{name} [{rules}] {what} in {len(path)} steps{loop} ({target.spec_label})"
+        else:
+            title = f"witness {name} [{rules}] reached in {len(path)} steps ({target.spec_label})"
+        base = folder / (name if violation else f"witness-{name}")
+        files[name] = target.write(base, model, path, title, violation, prop.rules)
+        if html:
+            runs.append(target.view(f"run{len(runs) + 1}", kind, name, title, model, path, violation=violation,
+                                    rules=prop.rules, files=files[name]))
+    return files, runs
+
+
+def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
+    """Per violated property: numbered text trace, capture-format wire log, Mermaid diagram."""
+    folder = fresh_out_dir(out, stem)
+    files: dict[str, list[str]] = {}
+    for v in result.violations + result.warnings:
+        rules = ", ".join(v.property.rules)
+        what = "warning" if v.property.severity == "warning" else "violated"
+        loop = "" if v.path.loop_start is None else f", looping from step {v.path.loop_start + 1}"
+        title = f"{v.property.name} [{rules}] {what} in {len(v.path)} steps{loop} (spec {model.spec.name})"
+        files[v.property.name] = write_behaviour(folder / v.property.name, model, v.path.actions_with_effects(), title,
+                                                 (v.property.name, v.sentence), v.property.rules,
+                                                 loop_start=v.path.loop_start)
+    return files
 
 
 #: Actions a run carried on to rest leaves out: faults and new user decisions.
@@ -103,22 +290,6 @@ def complete_path(model, path, limit: int = 200):
     return path.extended(more, ordinals)
 
 
-def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
-    """Per violated property (and per warning): numbered text trace, capture-format wire log, Mermaid diagram.
-
-    A lasso (an ``eventually`` counterexample that loops) marks where its loop starts.
-    """
-    folder = fresh_out_dir(out, stem)
-    files: dict[str, list[str]] = {}
-    for v in result.violations + result.warnings:
-        rules = ", ".join(v.property.rules)
-        what = "warning" if v.property.severity == "warning" else "violated"
-        loop = "" if v.path.loop_start is None else f", looping from step {v.path.loop_start + 1}"
-        title = f"{v.property.name} [{rules}] {what} in {len(v.path)} steps{loop} (spec {model.spec.name})"
-        files[v.property.name] = write_behaviour(folder / v.property.name, model, v.path.actions_with_effects(), title,
-                                                 (v.property.name, v.sentence), v.property.rules,
-                                                 loop_start=v.path.loop_start)
-    return files
 
 
 def violations_json(result: Result, files: dict) -> dict:
@@ -128,6 +299,7 @@ def violations_json(result: Result, files: dict) -> dict:
             "rules": list(v.property.rules),
             "trace_length": len(v.path),
             "files": files.get(v.property.name, []),
+            "sentence": v.sentence,
         }
         for v in result.violations
     ]
@@ -160,23 +332,14 @@ def warnings_json(result: Result, files: dict, witness_rules: dict | None = None
     return rows
 
 
-def witnesses_json(result: Result) -> dict:
-    return {
+def witnesses_json(result: Result, files: dict | None = None, wanted=()) -> dict:
+    out = {
         "found": sorted(n for n, p in result.witnesses.items() if p is not None),
         "missing": sorted(result.missing_witnesses),
     }
-
-
-def write_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
-    """Write a text trace per violated property; returns the paths per property."""
-    folder = fresh_out_dir(out, stem)
-    files: dict[str, list[str]] = {}
-    for v in result.violations:
-        path = folder / f"{v.property.name}.txt"
-        title = f"{v.property.name} violated ({', '.join(v.property.rules) or 'no rule'}): {len(v.path)} steps"
-        path.write_text(state_diff_trace(model, v.path, title))
-        files[v.property.name] = [str(path)]
-    return files
+    if wanted:
+        out["files"] = {w: files.get(w, []) for w in wanted if result.witnesses.get(w) is not None}
+    return out
 
 
 def emit(summary: dict, as_json: bool) -> None:
@@ -196,8 +359,8 @@ def emit(summary: dict, as_json: bool) -> None:
         for name in missing:
             click.echo(f"  missing witness: {name} (no reachable state shows it)")
     for v in real:
-        rules = ", ".join(v["rules"]) or "-"
-        click.echo(f"  violated {v['property']} [{rules}] in {v['trace_length']} steps")
+        rules = ", ".join(v["rules"]) or "no rule"
+        click.echo(f"  violated {v['property']} [{rules}] in {v['trace_length']} steps: {v['sentence']}")
         for f in v["files"]:
             click.echo(f"    {f}")
     for w in summary.get("warnings", ()):
@@ -208,6 +371,12 @@ def emit(summary: dict, as_json: bool) -> None:
     found = summary["witnesses"]["found"]
     if found:
         click.echo(f"  witnesses found: {', '.join(found)}")
+    for name, paths in summary["witnesses"].get("files", {}).items():
+        click.echo(f"  witness run {name}:")
+        for f in paths:
+            click.echo(f"    {f}")
+    if summary.get("report"):
+        click.echo(f"  report: {summary['report']}")
 
 
 def property_rows() -> list[dict]:

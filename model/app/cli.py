@@ -20,6 +20,9 @@ def cli() -> None:
     """acplab: explore, simulate and check the ACP v2 prompt lifecycle."""
 
 
+QUIET_HELP = "No progress display and no notes on stderr; stdout and the exit code stay the same."
+
+
 def _positive(ctx, param, value):
     if value is not None and value < 1:
         raise click.BadParameter(f"must be at least 1, got {value}")
@@ -42,34 +45,65 @@ def _non_negative(ctx, param, value):
 @click.option("--prompts", type=int, default=None, callback=_non_negative, help="Prompts submitted in all.")
 @click.option("--drops", type=int, default=None, callback=_non_negative, help="Messages the network may drop.")
 @click.option("--disconnects", type=int, default=None, callback=_non_negative, help="Connection cuts allowed.")
-@click.option("--rms", type=int, default=3, show_default=True, callback=_positive, help="TwoPhase resource managers.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Any other bound a scenario sets (failures, cancels, cancel_requests, restarts, imports, chunks, "
+                   "tools, permission, contents=hi,yes, ...); repeatable.")
+@click.option("--rms", type=int, default=None, callback=_positive, help="TwoPhase resource managers (default 3).")
 @click.option("--broken", is_flag=True, help="TwoPhase: let the TM commit without all Prepared.")
 @click.option("--max-states", type=int, default=None, callback=_positive)
 @click.option("--max-seconds", type=float, default=None)
 @click.option("--symmetry/--no-symmetry", default=None,
               help="Symmetry reduction: clients (ACP) or RMs (TwoPhase) are interchangeable. "
                    "Default: on for ACP; off for TwoPhase, whose published counts are without it.")
+@click.option("--witness", "witness", multiple=True, metavar="NAME",
+              help="Also write the shortest run to this witness, like a counterexample; repeatable.")
+@click.option("--witnesses", "all_witnesses", is_flag=True, help="Also write the shortest run to every witness.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for counterexample files.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms, broken,
-          max_states, max_seconds, symmetry, as_json, out, quiet):
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for the runs' files and the report.")
+@click.option("--html", is_flag=True, help="Also write OUT/report.html: one self-contained page that steps through "
+                                           "every counterexample and witness run.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+@click.pass_context
+def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects, settings, rms, broken,
+          max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet):
     """Explore every interleaving within bounds and check the rules."""
+    from acplab.model.engine import Limits
+
     from . import checking
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
+    _reject_ignored(ctx, model_name)
+    opts = checking.Output(as_json, quiet, out, html, "all" if all_witnesses else (witness or None))
     if model_name.startswith("bridge-"):
-        code = checking.check_bridge(model_name[len("bridge-"):], spec, max_states, max_seconds, as_json, out, quiet)
+        target = checking.bridge_target(model_name[len("bridge-"):], spec)
     elif model_name == "twophase":
-        code = checking.check_twophase(rms, broken, bool(symmetry), max_states, max_seconds, as_json, out, quiet)
+        target = checking.twophase_target(rms or 3, broken, bool(symmetry))
     else:
-        code = checking.check_acp(
-            spec=spec, scenario=scenario, clients=clients, prompts=prompts, drops=drops,
-            disconnects=disconnects, symmetry=symmetry is not False, max_states=max_states,
-            max_seconds=max_seconds, as_json=as_json, out=out, quiet=quiet,
-        )
-    sys.exit(code)
+        bounds = checking.parse_bounds(settings, clients=clients, prompts=prompts, drops=drops,
+                                       disconnects=disconnects)
+        target = checking.acp_target(spec, scenario, bounds, symmetry is not False)
+    sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts))
+
+
+#: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
+_CHECK_OPTIONS = {
+    "acp": {"spec", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
+    "twophase": {"rms", "broken", "symmetry"},
+    "bridge": {"spec"},
+}
+_CHECK_COMMON = {"model_name", "max_states", "max_seconds", "witness", "all_witnesses", "as_json", "out", "html", "quiet"}
+
+
+def _reject_ignored(ctx, model_name: str) -> None:
+    """An option the chosen model does not read is a usage error naming it."""
+    from click.core import ParameterSource
+
+    allowed = _CHECK_OPTIONS["bridge" if model_name.startswith("bridge-") else model_name] | _CHECK_COMMON
+    for param in ctx.command.params:
+        if param.name not in allowed and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE:
+            names = "/".join(o for o in param.opts + param.secondary_opts if o.startswith("--"))
+            raise click.UsageError(f"{names} does not apply to --model {model_name}")
 
 
 @cli.group()
@@ -81,8 +115,9 @@ def trace() -> None:
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Capture file (JSON Lines).")
 @click.option("--append", is_flag=True, help="Add to an existing capture, continuing its seq numbers.")
 @click.option("--force", is_flag=True, help="Overwrite an existing capture.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def record(out, append, force, command):
+def record(out, append, force, quiet, command):
     """Run COMMAND (an agent) behind a transparent stdio proxy and capture its traffic.
 
     Use in place of the agent command: acplab trace record --out FILE.jsonl -- AGENT [ARGS...]
@@ -100,7 +135,8 @@ def record(out, append, force, command):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for a Mermaid diagram and a JSONL window per violation (never overwritten).")
-def trace_check(file, spec, as_json, out):
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def trace_check(file, spec, as_json, out, quiet):
     """Check a capture (JSON Lines) against the wire-checkable rules.
 
     Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
@@ -115,15 +151,23 @@ def trace_check(file, spec, as_json, out):
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
-def specs(as_json):
-    """List the spec variants and mutants, one line each."""
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def specs(as_json, quiet):
+    """List the spec variants and mutants, and the bridges' mutants, one line each."""
+    from acplab.model.acp.bridges import MUTANT_INFO, MUTANTS as BRIDGE_MUTANTS, mutant_rules
     from acplab.model.acp.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
 
     rows = []
     for name, spec in SPECS.items():
         kind = "mutant" if name in MUTANTS else "finding" if name in FINDINGS else \
             "variant" if name in VARIANTS else "spec"
-        rows.append({"name": name, "kind": kind, "description": spec.description, "rules": list(_spec_rules(name))})
+        rows.append({"name": name, "kind": kind, "model": "acp", "description": spec.description,
+                     "rules": list(_spec_rules(name))})
+    for model, mutants in BRIDGE_MUTANTS.items():
+        for name in mutants:
+            rows.append({"name": name, "kind": "bridge mutant", "model": f"bridge-{model}",
+                         "description": f"bridge-{model}: {MUTANT_INFO[name][0]}",
+                         "rules": list(mutant_rules(model, name))})
     _list_out(rows, as_json)
 
 
@@ -138,7 +182,8 @@ def _spec_rules(name: str) -> tuple[str, ...]:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
-def properties(as_json):
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def properties(as_json, quiet):
     """List every property: expectation, rules, wire-checkable, and the specs that violate it (killed_by)."""
     from . import checking
 
@@ -153,7 +198,8 @@ def properties(as_json):
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
-def scenarios(as_json):
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def scenarios(as_json, quiet):
     """List the named scenarios with their rule IDs, one line each."""
     from acplab.model.acp.scenarios import SCENARIOS
 
@@ -182,7 +228,8 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
               help="Figures folder (default: the project's figures/).")
 @click.option("--check", "check_only", is_flag=True,
               help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
-def figures(out, check_only):
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def figures(out, check_only, quiet):
     """Regenerate every figure (sequence and state diagrams, README) deterministically."""
     from . import figures as figs
 
@@ -199,17 +246,21 @@ def figures(out, check_only):
 @click.option("--disconnect-rate", type=float, default=0.0, show_default=True, help="Connection cuts per second per client.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--duration", type=float, default=600.0, show_default=True, help="Simulated seconds per run at most.")
-@click.option("--on-violation", type=click.Choice(["stop", "count", "continue"]), default="count", show_default=True,
-              help="stop: end at the first violation; count: end that run, go on; continue: record and go on in the run.")
+@click.option("--on-violation", type=click.Choice(["stop", "count", "continue"]), default="continue", show_default=True,
+              help="continue: record and go on in the run (metrics from all runs); count: end that run, go on; "
+                   "stop: end at the first violation (with count and stop, metrics from completed runs only).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other simulation parameter (fail, reject, cancel, replay, step_ms, ...); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for violation artefacts and plots.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--html", is_flag=True, help="Also write OUT/report.html: metrics, coverage, and the first run that "
+                                           "violated each monitor, to step through.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
-             settings, as_json, out, quiet):
-    """Simulate timed, stochastic sessions: live monitors, metrics with 95% CIs."""
+             settings, as_json, out, html, quiet):
+    """Simulate timed, stochastic sessions: live monitors, metrics with 95% intervals, fault-window coverage."""
     from .report import print_json
+    from acplab.model.render.artefacts import fresh_out_dir
     from acplab.simulations.params import SimParams
     from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
 
@@ -218,7 +269,7 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
+            raise click.BadParameter(f"expected KEY=VALUE, got '{item}'", param_hint="'--set'")
         values[key.strip()] = value.strip()
     params = SimParams.from_mapping(values, "simulate")
     artefacts = out if out is not None else "acplab-out/simulate-" + spec
@@ -230,14 +281,23 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
             task = bar.add_task("runs", total=params.sessions)
             result = run_simulation(params, artefacts, lambda done, total: bar.update(task, completed=done))
     summary = result.to_json()
+    folder = result.folder
+    if folder is None and (out is not None or html):
+        folder = fresh_out_dir(artefacts, f"simulate-{spec}")
     if out is not None:
         from acplab.simulations.plots import plot_simulation
 
-        summary["plots"] = plot_simulation(result, out)
+        summary["plots"] = plot_simulation(result, folder)
+    if html:
+        from .pages import simulate_page, write_page
+
+        summary["report"] = write_page(folder, simulate_page(result, summary))
     if as_json:
         print_json(summary)
     else:
         print_table(summary)
+        if html:
+            click.echo(f"report: {summary['report']}")
     sys.exit(exit_code(result))
 
 
@@ -247,7 +307,7 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for results.jsonl and summary.json.")
 @click.option("--workers", type=int, default=None, help="Local worker processes (default: CPU count).")
 @click.option("--plots/--no-plots", default=False, help="Draw the sweep's figures into OUT.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 def sweep(config, executor, out, workers, plots, quiet):
     """Run a grid of simulations (TOML or JSON CONFIG); results are appended and an interrupted sweep resumes."""
     from acplab.simulations.sweep import load_config, run_sweep
@@ -268,8 +328,10 @@ def sweep(config, executor, out, workers, plots, quiet):
 @click.option("--max-seconds", type=float, default=None, help="Limit per run (cells become incomplete).")
 @click.option("--executor", default="local", show_default=True,
               help="Where the runs go: local (processes), serial, or dask://HOST:PORT (as for sweep).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-def matrix(specs, as_json, out, jobs, max_seconds, executor, quiet):
+@click.option("--html", is_flag=True, help="Also write OUT/report.html: the matrix with every violated cell's "
+                                           "counterexample to step through.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def matrix(specs, as_json, out, jobs, max_seconds, executor, html, quiet):
     """Check every variant against every property: holds / violated / incomplete / n/a.
 
     Exit 1 if the rfd row has a violated cell, 3 if a cell is incomplete, else 0.
@@ -284,8 +346,17 @@ def matrix(specs, as_json, out, jobs, max_seconds, executor, quiet):
     for name in specs:
         get_spec(name)
     folder = fresh_out_dir(out, "matrix")
+    if not as_json:
+        names = list(specs) or mx.variant_names()
+        click.echo(f"matrix: {len(names)} variants x {len(mx.PROPERTIES)} properties over {len(mx.MATRIX_RUNS)} "
+                   f"scenarios, each at its own bounds: {', '.join(name for name, _ in mx.MATRIX_RUNS)}")
     show = not quiet and not as_json and sys.stderr.isatty()
-    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor)
+    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor, html)
+    if html:
+        from .pages import matrix_page, write_page
+
+        report = write_page(folder, matrix_page(result, folder, mx.SYMBOL))
+        result = {k: v for k, v in result.items() if k != "report_runs"} | {"report": report}
     (folder / "matrix.json").write_text(_json.dumps(result, indent=2) + "\n")
     (folder / "matrix.md").write_text(mx.markdown(result, str(folder)))
     if as_json:
@@ -293,6 +364,8 @@ def matrix(specs, as_json, out, jobs, max_seconds, executor, quiet):
     else:
         click.echo(mx.table_text(result))
         click.echo(f"\n{result['states']:,} states in {result['seconds']:.1f} s; wrote {folder}/matrix.md")
+        if html:
+            click.echo(f"report: {result['report']}")
     cells = result["cells"]
     if "rfd" in cells and "violated" in cells["rfd"].values():
         sys.exit(1)

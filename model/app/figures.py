@@ -107,7 +107,7 @@ def scenario_figures(folder: Path) -> list[Figure]:
                    f"`{wname}`: {_sentence(witness[3])} The run then goes on, without faults or new "
                    f"prompts, until nothing is left in flight.")
         out.append(Figure((f"scenarios/{sc.name}.svg", f"scenarios/{sc.name}.mmd"), caption, COMMAND, "Scenarios",
-                          f"acplab check --scenario {sc.name}"))
+                          f"acplab check --scenario {sc.name} --witness {wname} --html --out acplab-out/{sc.name}"))
     return out
 
 
@@ -141,7 +141,7 @@ def counterexample_figures(folder: Path) -> list[Figure]:
         caption = (f"**{name}** ({kind}: {spec.description}): the shortest counterexample, caught by "
                    f"`{spec.breaks}` [{rules}] in scenario {sc.name}.")
         out.append(Figure((f"counterexamples/{name}.svg", f"counterexamples/{name}.mmd"), caption, COMMAND,
-                          "Counterexamples", f"acplab check --spec {name} --scenario {sc.name} --out DIR"))
+                          "Counterexamples", f"acplab check --spec {name} --scenario {sc.name} --html --out acplab-out/{name}"))
     return out
 
 
@@ -180,7 +180,9 @@ def hook_figures(folder: Path) -> tuple[list[Figure], list[str]]:
     return figs, []
 
 
-#: The sweep behind the README's simulation figures (fixed seed: byte-identical output).
+#: The sweep behind the README's simulation figures (fixed seed: byte-identical output);
+#: ``examples/figures-sweep.toml`` is the same sweep as a config file (a test keeps them equal).
+SWEEP_COMMAND = "acplab sweep examples/figures-sweep.toml --plots --out acplab-out/figures-sweep"
 FIGURE_SWEEP = {
     "specs": ["rfd", "replay-without-reset"],
     "grid": {"drop": [0.0, 0.02, 0.05], "disconnect_rate": [0.02]},
@@ -210,8 +212,30 @@ def simulation_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
         stem = Path(svg).stem
         caption = (f"**{stem}** from a fixed-seed sweep: specs {', '.join(cfg['specs'])}; drop "
                    f"{FIGURE_SWEEP['grid']['drop']}; 3 clients, {cfg['sessions']} sessions per point.")
-        figures.append(((f"simulation/{Path(svg).name}",), caption, "acplab sweep (see model/app/figures.py FIGURE_SWEEP)"))
+        figures.append(((f"simulation/{Path(svg).name}",), caption, SWEEP_COMMAND))
     return figures
+
+
+#: the screenshot of an HTML report (``scripts/report_screenshot.py``); pixels are not byte-stable
+#: across fonts and Chromium builds, so it is carried over as committed rather than redrawn and compared
+SCREENSHOT = "report/reused-id.png"
+SCREENSHOT_COMMAND = "python scripts/report_screenshot.py"
+
+
+def screenshot_figures(folder: Path) -> list[Figure]:
+    """The committed report screenshot, copied unchanged (none when this checkout has none)."""
+    committed = default_folder() / SCREENSHOT
+    if not committed.is_file():
+        return []
+    (folder / "report").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(committed, folder / SCREENSHOT)
+    caption = ("**reused-id report**: `acplab check --spec reused-id --out D --html` opened in headless Chromium, "
+               "five steps into the counterexample: the step's events, its JSON-RPC messages and state changes beside "
+               "the sequence diagram, whose step number is marked. A screenshot is not byte-stable, so "
+               "`acplab figures` keeps the committed one; the command redraws it (it needs Node, `npm ci` in "
+               "`tests/js`, and Chromium).")
+    return [Figure((SCREENSHOT,), caption, SCREENSHOT_COMMAND, "HTML report",
+                   "acplab check --spec reused-id --html --out acplab-out/reused-id")]
 
 
 def _sentence(text: str) -> str:
@@ -232,10 +256,13 @@ def readme(figs: list[Figure], notes: list[str]) -> str:
         "",
         "Sequence diagrams come as Mermaid (`.mmd`, drop-in for the ACP docs) and as SVG drawn",
         "with matplotlib.  In the SVGs time runs downwards; the grey numbers are the step numbers",
-        "of the text trace (`acplab check ... --out DIR`); an arrow runs from the sender at the",
+        "of the text trace (`acplab check --out DIR` writes it); an arrow runs from the sender at the",
         "step it was sent to the receiver at the step it was delivered (slanted when it was",
         "delayed); a red cross is a message lost (dropped, cut in flight, or sent on a closed",
         "connection); yellow notes are internal events a wire observer does not see.",
+        "In the Mermaid files an arrow is drawn at its delivery, and a message still in flight",
+        "when the run ends is drawn where it was sent, marked \"(in flight)\"; every `.mmd` here",
+        "passes Mermaid 11's own parser (`tests/test_mermaid.py`).",
         "",
     ]
     section = None
@@ -246,7 +273,7 @@ def readme(figs: list[Figure], notes: list[str]) -> str:
         links = ", ".join(f"[`{f}`]({f})" for f in fig.files)
         lines.append(f"- {fig.caption}" + (f" {links}." if links else ""))
         lines.append(f"  Command: `{fig.command}`" + (f" (explore it with `{fig.related}`)" if fig.related else ""))
-        if fig.files and fig.files[0].endswith(".svg"):
+        if fig.files and fig.files[0].endswith((".svg", ".png")):
             lines += ["", f"  ![{fig.files[0]}]({fig.files[0]})"]
         lines.append("")
     if notes:
@@ -262,7 +289,7 @@ def generate(folder: Path) -> list[Figure]:
     folder.mkdir(parents=True, exist_ok=True)
     figs = scenario_figures(folder) + counterexample_figures(folder) + state_figures(folder)
     more, notes = hook_figures(folder)
-    figs += more
+    figs += more + screenshot_figures(folder)
     (folder / "README.md").write_text(readme(figs, notes))
     return figs
 

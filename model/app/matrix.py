@@ -94,8 +94,14 @@ def _not_applicable(spec) -> dict[str, str]:
 
 
 def run_one(task) -> dict:
-    """Explore one variant on one matrix scenario (runs in a worker process)."""
-    spec_name, scenario_name, overrides, out_dir, max_seconds = task
+    """Explore one variant on one matrix scenario (runs in a worker process).
+
+    With ``html`` (the task's optional sixth item) each violation also comes
+    back as a report run (``views``), without its diagram, and with the steps
+    to draw it from (``raw``): only the shortest per cell gets drawn.
+    """
+    spec_name, scenario_name, overrides, out_dir, max_seconds, *rest = task
+    html = bool(rest and rest[0])
     from .checking import write_acp_counterexamples
 
     spec = SPECS[spec_name]
@@ -109,7 +115,9 @@ def run_one(task) -> dict:
         folder = Path(out_dir) / spec_name / scenario_name
         folder.mkdir(parents=True, exist_ok=True)
         files = write_acp_counterexamples(model, result, str(folder), scenario_name)
+    extra = _views(model, result, files, spec_name, scenario_name) if html else {}
     return {
+        **extra,
         "spec": spec_name,
         "scenario": scenario_name,
         "complete": result.complete,
@@ -123,14 +131,59 @@ def run_one(task) -> dict:
     }
 
 
+def _views(model, result, files, spec_name: str, scenario_name: str) -> dict:
+    """Each violation as a report run (no diagram yet) and the steps its diagram is drawn from."""
+    from acplab.model.render.runview import acp_steps, run_view
+
+    views, raw = {}, {}
+    for v in result.violations:
+        name = v.property.name
+        title = (f"{name} [{', '.join(v.property.rules)}] violated in {len(v.path)} steps "
+                 f"(spec {spec_name}, scenario {scenario_name})")
+        steps = v.path.actions_with_effects()
+        views[name] = run_view("", "counterexample", f"{spec_name} / {name}", title,
+                               acp_steps(model, v.path.states(), steps), rules=v.property.rules,
+                               sentence=v.sentence, files=files.get(name, []))
+        raw[name] = (steps, model.bounds.clients, title, (name, v.sentence), v.property.rules)
+    return {"views": views, "raw": raw}
+
+
 def run_matrix(specs=None, out_dir: str | None = None, jobs: int | None = None, max_seconds: float | None = None,
-               progress=None, executor: str = "local") -> dict:
-    """All variants x matrix scenarios on ``executor`` (see :mod:`acplab.model.engine.executors`)."""
+               progress=None, executor: str = "local", html: bool = False) -> dict:
+    """All variants x matrix scenarios on ``executor`` (see :mod:`acplab.model.engine.executors`).
+
+    With ``html`` the result also carries ``report_runs``: the shortest
+    counterexample of every violated cell as a report run, with its diagram.
+    """
     names = list(specs) if specs else variant_names()
-    tasks = [(s, sc, ov, out_dir, max_seconds) for s in names for sc, ov in MATRIX_RUNS]
+    tasks = [(s, sc, ov, out_dir, max_seconds, html) for s in names for sc, ov in MATRIX_RUNS]
     started = time.perf_counter()
     runs = run_all(run_one, tasks, executor, jobs or os.cpu_count() or 1, progress)
-    return assemble(names, runs, time.perf_counter() - started)
+    result = assemble(names, runs, time.perf_counter() - started)
+    if html:
+        result["report_runs"] = cell_runs(result, runs)
+    return result
+
+
+def cell_runs(matrix: dict, runs: list[dict]) -> list[dict]:
+    """The report runs of the violated cells (ids ``cell-<n>``, ``cell`` naming spec and property), drawn."""
+    from acplab.model.render.mermaid import mermaid
+    from acplab.model.render.runview import sequence_svg
+
+    out = []
+    for name in matrix["specs"]:
+        for prop in matrix["properties"]:
+            detail = matrix["details"][name].get(prop, {})
+            if matrix["cells"][name][prop] != "violated":
+                continue
+            run = next(r for r in runs if r["spec"] == name and r["scenario"] == detail["scenario"])
+            view = dict(run["views"][prop], id=f"cell-{len(out) + 1}")
+            steps, clients, title, violation, rules = run["raw"][prop]
+            view["svg"] = sequence_svg(steps, clients, title, violation, rules)
+            view["mermaid"] = mermaid(steps, clients, title, violation, rules)
+            view["cell"] = [name, prop]
+            out.append(view)
+    return out
 
 
 def assemble(names: list[str], runs: list[dict], seconds: float) -> dict:

@@ -10,6 +10,7 @@ from pathlib import Path as FsPath
 
 from acplab.model.wire.capture import dump_capture
 
+from .bridgeview import bridge_mermaid, bridge_records, bridge_trace, path_events
 from .mermaid import mermaid
 from .traces import step_trace, wire_records
 
@@ -42,17 +43,34 @@ def write_behaviour(base: FsPath, model, steps, title: str, violation: tuple[str
     step's time for the wire log (default: the step number); ``loop_start``
     marks a lasso's repeating part in the trace and the diagram.
     """
+    parts = {
+        "txt": lambda: step_trace(model, steps, title, violation[1] if violation else None, loop_start),
+        "jsonl": lambda: wire_records(steps, times_ms),
+        "mmd": lambda: mermaid(steps, model.bounds.clients, title, violation, rules, loop_start),
+    }
+    return write_parts(base, {k: parts[k] for k in KINDS if k in kinds})
+
+
+def write_bridge_behaviour(base: FsPath, model, path, title: str, violation: tuple[str, str] | None = None,
+                           rules=()) -> list[str]:
+    """The same three files for a run of a v1 <-> v2 bridge model."""
+    steps = path_events(path)
+    return write_parts(base, {
+        "txt": lambda: bridge_trace(model, steps, title, violation[1] if violation else None),
+        "jsonl": lambda: bridge_records(steps),
+        "mmd": lambda: bridge_mermaid(model, steps, title, violation, rules),
+    })
+
+
+def write_parts(base: FsPath, parts: dict) -> list[str]:
+    """``base.<suffix>`` for each ``suffix -> make()``: text, or capture records for ``jsonl``."""
     written = []
-    if "txt" in kinds:
-        path = base.with_suffix(".txt")
-        path.write_text(step_trace(model, steps, title, violation[1] if violation else None, loop_start))
-        written.append(path)
-    if "jsonl" in kinds:
-        path = base.with_suffix(".jsonl")
-        dump_capture(wire_records(steps, times_ms), path)
-        written.append(path)
-    if "mmd" in kinds:
-        path = base.with_suffix(".mmd")
-        path.write_text(mermaid(steps, model.bounds.clients, title, violation, rules, loop_start))
-        written.append(path)
-    return [str(p) for p in written]
+    for suffix, make in parts.items():
+        path = base.with_suffix(f".{suffix}")
+        content = make()
+        if suffix == "jsonl":
+            dump_capture(content, path)
+        else:
+            path.write_text(content, encoding="utf-8")
+        written.append(str(path))
+    return written

@@ -1,6 +1,7 @@
-"""Message flow along a path: which step ended each send (delivery, drop or cut), and what is still in flight.
+"""Message flow along a path: which step ended each send (delivery, drop or cut).
 
-Both diagram renderers (Mermaid and matplotlib) draw from this one pairing.
+Both diagram renderers (Mermaid and matplotlib) draw from this one pairing; a
+send it leaves unpaired is still in flight at the end, and is drawn at its send.
 """
 
 from __future__ import annotations
@@ -30,19 +31,6 @@ def send_endings(steps) -> dict[tuple[int, int], tuple[int, str]]:
                     for sent in queues.pop(key):
                         done[sent] = (n, "cut")
     return done
-
-
-def in_flight(steps) -> list[tuple[tuple, object]]:
-    """``((conn, dir), message)`` of the sends nothing ended, channel by channel in order of first use."""
-    endings = send_endings(steps)
-    pending: dict = {}
-    for n, (_action, events) in enumerate(steps):
-        for i, e in enumerate(events):
-            if e.kind == "send" and not e.lost:
-                queue = pending.setdefault((e.conn, e.dir), [])
-                if (n, i) not in endings:
-                    queue.append(e.msg)
-    return [(channel, msg) for channel, queue in pending.items() for msg in queue]
 
 
 def _position(queue: list, steps, msg) -> int:

@@ -7,6 +7,8 @@ or an event comes from here.
 
 from __future__ import annotations
 
+import json
+
 from acplab.model import wire
 from acplab.model.acp.events import C2A
 from acplab.model.wire.capture import conn_label
@@ -16,7 +18,7 @@ def describe(msg) -> str:
     """A short label for an abstract message: method or update kind plus the key fields."""
     k = msg.kind
     if k == "prompt":
-        return f"session/prompt #{msg.rid} {list(msg.content)}"
+        return f"session/prompt #{msg.rid} {text_list(msg.content)}"
     if k == "prompt_result":
         return f"result #{msg.rid} {{messageId: {msg.message_id}}}" if msg.message_id else f"result #{msg.rid} {{}}"
     if k == "prompt_result_v1":
@@ -40,13 +42,28 @@ def describe(msg) -> str:
     return k
 
 
+def text_list(content) -> str:
+    """Content blocks as the JSON list of their texts: ``["hi", "there"]``."""
+    return json.dumps([str(b) for b in content], ensure_ascii=False)
+
+
+def quoted(text) -> str:
+    """One text as a JSON string: ``"hi"``."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def _mid(message_id) -> str:
+    return "(no messageId)" if message_id is None else str(message_id)
+
+
 def describe_update(u) -> str:
+    """A short label for a ``session/update``: its kind and the fields that matter."""
     k = u.kind
     if k in ("user_message", "agent_message", "agent_thought"):
-        content = "" if u.content is None else (" []" if u.content in ((), wire.NULL) else f" {list(u.content)}")
-        return f"{k} {u.message_id}{content}"
+        content = "" if u.content is None else (" []" if u.content in ((), wire.NULL) else f" {text_list(u.content)}")
+        return f"{k} {_mid(u.message_id)}{content}"
     if k.endswith("_chunk"):
-        return f"{k} {u.message_id} +{u.block!r}"
+        return f"{k} {_mid(u.message_id)} +{quoted(u.block)}"
     if k == "state_update":
         extra = f" ({u.stop_reason})" if u.stop_reason else ""
         if getattr(u.error, "code", None) is not None:

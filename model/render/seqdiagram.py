@@ -290,7 +290,8 @@ def draw_sequence(steps, clients: int, title: str = "", violation=None, rules=()
 
     # step numbers (as in the text trace) in the left margin
     for step, r in sorted(lay.step_rows.items()):
-        ax.text(-1.6, ys[r], str(step + 1), ha="left", va="center", fontsize=7, color="#8a8a8a")
+        ax.text(-1.6, ys[r], str(step + 1), ha="left", va="center", fontsize=7, color="#8a8a8a",
+                gid=f"step-{step + 1}")  # the HTML report highlights the current step by this id
 
     for r, items in enumerate(lay.rows):
         for it in items:

@@ -17,6 +17,7 @@ from acplab.model import wire
 from acplab.model.wire.capture import conn_label
 
 from .labels import describe_event
+from .statediff import diff, display
 
 
 def step_trace(model, steps, title: str, violation: str | None = None, loop_start: int | None = None) -> str:
@@ -58,24 +59,14 @@ def wire_records(steps, times_ms=None) -> list[dict]:
     return out
 
 
-def state_changes(before, after) -> list[str]:
-    """``field: old -> new`` for each field of a NamedTuple state that changed."""
-    fields = getattr(after, "_fields", None)
-    if fields is None or type(before) is not type(after):
-        return [f"state: {after!r}"]
-    return [_change(name, old, new) for name, old, new in zip(fields, before, after) if old != new]
-
-
-def _change(name: str, old, new) -> str:
-    """``name: old -> new``, or only what was appended when a tuple grew at its end."""
-    if isinstance(old, tuple) and isinstance(new, tuple) and len(new) > len(old) and new[: len(old)] == old:
-        return f"{name}: + {', '.join(repr(x) for x in new[len(old):])}"
-    return f"{name}: {old!r} -> {new!r}"
+def state_changes(before, after, names=None) -> list[str]:
+    """What a step changed, one line per field (see :func:`.statediff.diff`)."""
+    return diff(before, after, names)
 
 
 def state_diff_trace(model, path, title: str) -> str:
     """A numbered trace: per step, the action and only what it changed."""
-    lines = [title, "", f"0. initial state: {path.initial!r}"]
+    lines = [title, "", f"0. initial state: {display(path.initial)}"]
     prev = path.initial
     for n, (action, state) in enumerate(path.steps, 1):
         lines.append(f"{n}. {model.format_action(action)}")

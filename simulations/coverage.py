@@ -1,0 +1,159 @@
+"""Fault windows: the moments a fault must hit for a broken spec to show, counted in every run.
+
+A simulation can report ``holds`` because nothing was wrong, or because the
+moment a broken behaviour needs never came: with the agent answering 5 ms
+after insertion and working in 300 ms steps, a failure *between insertion
+and the response* (what the ``error-after-insertion`` mutant mishandles)
+almost never happens.  :func:`opened` names the windows a step opens, from
+the world before and after it; the runtime counts them per run, and
+:func:`report` turns the counts into the ``coverage`` object of
+``acplab simulate --json``, with a warning for every window the spec's
+mutation or the configured faults need that no run opened.
+
+This is the simulator's share of coverage; action and property counts are
+the explorer's and the monitors' to add.
+"""
+
+from __future__ import annotations
+
+FAIL_BEFORE_RESPONSE = "failure after insertion, before the response"
+FAIL_AFTER_RESPONSE = "failure after insertion, after the response"
+REJECTED = "a prompt rejected before insertion"
+CUT_PENDING = "connection cut while a prompt is pending"
+RESPONSE_LOST = "a prompt response lost (dropped or cut in flight)"
+REPLAY = "replay of a session with history (resume with replayFrom start)"
+CHUNKED_REPLAY = "replay of a user message reported as chunks"
+CANCEL_ACTIVE = "session/cancel while work runs"
+CANCEL_REQUEST_INSERTED = "$/cancel_request for an inserted prompt"
+OTHERS_IDENTICAL = "another submission's identical message reported while a prompt is pending"
+ECHO_AFTER_REPLAY = "resume with replay while a live report is still due"
+COMMAND_REPLAY = "replay of a retained command"
+RESTART = "agent restart"
+
+WINDOWS = (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE, REJECTED, CUT_PENDING, RESPONSE_LOST, REPLAY, CHUNKED_REPLAY,
+           CANCEL_ACTIVE, CANCEL_REQUEST_INSERTED, OTHERS_IDENTICAL, ECHO_AFTER_REPLAY, COMMAND_REPLAY, RESTART)
+
+#: the windows in which the monitor a mutant breaks can fire
+MONITOR_WINDOWS = {
+    "ErrorResponseMeansNotInserted": (FAIL_BEFORE_RESPONSE,),
+    "WorkEndsWithOneIdle": (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE),
+    "FailureEndsWithErrorIdle": (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE),
+    "CancelRequestErrorOnlyBeforeInsertion": (CANCEL_REQUEST_INSERTED,),
+    "ReplayResetsBeforeChunks": (CHUNKED_REPLAY,),
+    "ReplayKeepsIds": (REPLAY,),
+    "CommandsNeverReexecuted": (COMMAND_REPLAY,),
+    "ClientNeverGuesses": (OTHERS_IDENTICAL,),
+    "ViewMatchesHistory": (ECHO_AFTER_REPLAY,),
+}
+
+#: windows a configured fault is there to open: (parameter, windows)
+FAULT_WINDOWS = (
+    ("fail", (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE)),
+    ("reject", (REJECTED,)),
+    ("disconnect_rate", (CUT_PENDING,)),
+    ("cancel", (CANCEL_ACTIVE,)),
+    ("cancel_request", (CANCEL_REQUEST_INSERTED,)),
+    ("restart_rate", (RESTART,)),
+)
+
+#: windows the simulator cannot open at all, and why; and how to open the others
+NEVER = {COMMAND_REPLAY: "the simulator submits no commands"}
+HINTS = {
+    FAIL_BEFORE_RESPONSE: "failures strike at work steps, step_ms apart, and the response comes answer_ms after "
+                          "insertion: raise fail or answer_ms, or lower step_ms",
+    FAIL_AFTER_RESPONSE: "set fail > 0",
+    CANCEL_REQUEST_INSERTED: "set cancel_request > 0",
+    CHUNKED_REPLAY: "needs chunks, disconnect_rate > 0 and replay > 0",
+    REPLAY: "needs disconnect_rate > 0 and replay > 0",
+    ECHO_AFTER_REPLAY: "needs disconnect_rate > 0 and replay > 0, and a cut soon after a submission",
+    OTHERS_IDENTICAL: "needs clients >= 2 and few contents (contents=1 makes every prompt identical)",
+    CUT_PENDING: "raise disconnect_rate",
+    CANCEL_ACTIVE: "raise cancel",
+    REJECTED: "raise reject",
+    RESTART: "raise restart_rate",
+}
+
+
+def opened(before, action, events, after) -> list[str]:
+    """The windows one step opens (``before`` and ``after`` are the model's worlds)."""
+    out = []
+    kinds = {e.kind for e in events}
+    if "fail" in kinds and any(e.kind == "fail" and e.after_insertion for e in events):
+        waiting = any(r.inserted and not r.answered for r in before.agent.reqs)
+        out.append(FAIL_BEFORE_RESPONSE if waiting else FAIL_AFTER_RESPONSE)
+    if "reject" in kinds:
+        out.append(REJECTED)
+    if "cancel_seen" in kinds and any(e.kind == "cancel_seen" and e.active for e in events):
+        out.append(CANCEL_ACTIVE)
+    if "restart" in kinds:
+        out.append(RESTART)
+    for e in events:
+        if e.kind == "cut":
+            client = before.clients[e.conn[0]]
+            if any(s.status == "pending" for s in client.subs):
+                out.append(CUT_PENDING)
+            if any(_is_response(m) for m in e.lost):
+                out.append(RESPONSE_LOST)
+        elif e.kind == "drop" and _is_response(e.msg):
+            out.append(RESPONSE_LOST)
+        elif e.kind == "deliver" and e.dir == "client->agent" and e.msg.kind == "cancel_request":
+            if any(r.inserted and r.rid == e.msg.rid and (r.client, r.epoch) == e.conn for r in before.agent.reqs):
+                out.append(CANCEL_REQUEST_INSERTED)
+        elif e.kind == "deliver" and e.dir == "client->agent" and e.msg.kind == "resume":
+            if e.msg.replay_from == "start" and before.agent.history:
+                out += _replay_windows(before, events)
+        elif e.kind == "deliver" and e.dir == "agent->client":
+            if _others_identical(before, after, e):
+                out.append(OTHERS_IDENTICAL)
+    return out
+
+
+def _replay_windows(before, events) -> list[str]:
+    """The agent replays history on a resume: chunked, and with a live report still due?"""
+    out = [REPLAY]
+    if any(e.kind == "send" and e.msg.kind == "update" and e.msg.update.kind == "user_message_chunk" for e in events):
+        out.append(CHUNKED_REPLAY)
+    if any(r.inserted and not r.echoed for r in before.agent.reqs):
+        out.append(ECHO_AFTER_REPLAY)
+    return out
+
+
+def _is_response(msg) -> bool:
+    return msg.kind in ("prompt_result", "prompt_result_v1", "error_response")
+
+
+def _others_identical(before, after, e) -> bool:
+    """A user message of another submission reaches a client that has a pending prompt with its content."""
+    msg = e.msg
+    if msg.kind != "update" or msg.update.kind not in ("user_message", "user_message_chunk"):
+        return False
+    entry = next((h for h in after.agent.history if h.mid == msg.update.message_id), None)
+    if entry is None:
+        return False
+    c = e.conn[0]
+    return any(s.status in ("pending", "ambiguous") and tuple(s.content) == tuple(entry.content)
+               and (entry.sub is None or entry.sub != (c, s.epoch, s.rid))
+               for s in before.clients[c].subs)
+
+
+def needed(spec, params) -> list[str]:
+    """The windows this simulation should open: its mutation's, and its configured faults'."""
+    out = list(MONITOR_WINDOWS.get(spec.breaks, ()))
+    for name, windows in FAULT_WINDOWS:
+        if getattr(params, name, 0):
+            out += [w for w in windows if w not in out]
+    return out
+
+
+def report(spec, params, runs: list[dict[str, int]]) -> dict:
+    """The ``coverage`` object: per window, the runs that opened it and how often; warnings for the missed."""
+    total = len(runs)
+    windows = {w: {"runs": sum(1 for r in runs if r.get(w)), "count": sum(r.get(w, 0) for r in runs)}
+               for w in WINDOWS}
+    want = needed(spec, params)
+    warnings = []
+    for w in want:
+        if windows[w]["runs"] == 0:
+            why = f" ({NEVER[w]})" if w in NEVER else f" ({HINTS[w]})" if w in HINTS else ""
+            warnings.append(f"{w}: 0 of {total} runs{why}")
+    return {"windows": windows, "needed": want, "warnings": warnings}

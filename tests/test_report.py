@@ -1,0 +1,134 @@
+"""The ``--html`` report: self-contained, and stepped through by headless Chromium (tests/js).
+
+The browser tests skip locally without node, tests/js/node_modules or
+Chromium, and fail in CI (ACPLAB_REQUIRE_NODE=1, ACPLAB_REQUIRE_BROWSER=1).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("report_screenshot", ROOT / "scripts" / "report_screenshot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "acplab.model.app.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def _failures(result: dict) -> list:
+    return [(s["i"], s["step"], s.get("actual"), s.get("detail")) for s in result["steps"] if s["ok"] is not True]
+
+
+def test_reused_id_report_steps_in_chromium(browser, tmp_path):
+    """`check --spec reused-id --out D --html`: forward, back, first, last, by key and by button; no fetches."""
+    shot = tmp_path / "shot.png"
+    code, result = _script().make(shot, tmp_path)
+    assert _failures(result) == [] and result["network"] == [] and result["pageErrors"] == []
+    assert code == 0
+    header = shot.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == (1280, 900)
+
+
+def test_several_runs_switch_with_brackets(browser, tmp_path):
+    """A counterexample and a witness run: `]` moves to the witness, whose steps then move on their own."""
+    out = tmp_path / "out"
+    proc = _cli("check", "--spec", "reused-id", "--witness", "echo_before_response", "--out", str(out), "--html", "-q")
+    assert proc.returncode == 1, proc.stderr
+    steps = [
+        {"expect": {"selector": ".run", "count": 2}},
+        {"expect": {"selector": "#run2", "attr": "data-kind", "equals": "witness"}},
+        {"expect": {"selector": "#run2", "visible": False}},
+        {"press": "]"},
+        {"expect": {"selector": "#run2", "visible": True}},
+        {"press": "ArrowRight"},
+        {"expect": {"selector": "#run2 [data-step].current", "attr": "data-step", "equals": "1"}},
+        {"expect": {"selector": "#run1 [data-step].current", "attr": "data-step", "equals": "0"}},
+        {"click": "#runlist button"},
+        {"expect": {"selector": "#run1", "visible": True}},
+        {"noConsoleErrors": True},
+    ]
+    code, result = browser(out / "report.html", steps, tmp_path)
+    assert _failures(result) == [] and result["network"] == []
+    assert code == 0
+
+
+def test_report_is_one_file_that_fetches_nothing(tmp_path):
+    out = tmp_path / "out"
+    proc = _cli("check", "--model", "bridge-v1-agent", "--spec", "early_ack", "--out", str(out), "--html", "--json")
+    data = json.loads(proc.stdout)
+    page = Path(data["report"]).read_text()
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert not re.search(r"""(src|href)=["'](?!#)""", page), "a src or href that is not a fragment"
+    assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page
+    assert page.count('data-step="') == 3  # the initial state and the bridge's two steps
+    assert "bridge -&gt; client (v2)  sends result #7 {messageId: m1}" in page
+
+
+def test_twophase_and_holding_checks_write_a_report(tmp_path):
+    proc = _cli("check", "--model", "twophase", "--rms", "2", "--out", str(tmp_path / "a"), "--html", "--json")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["verdict"] == "holds"
+    page = Path(data["report"]).read_text()
+    assert "No counterexample" in page and 'id="properties"' in page
+
+
+def test_matrix_report_links_each_violated_cell_to_its_run(browser, tmp_path, monkeypatch):
+    from acplab.model.app import matrix as mx
+    from acplab.model.app.pages import matrix_page, write_page
+
+    monkeypatch.setattr(mx, "MATRIX_RUNS", (("report-order", {}),))  # one small scenario: the page, not the matrix
+    result = mx.run_matrix(["v2-draft", "v1"], None, 1, None, None, "serial", html=True)
+    cells = [tuple(r["cell"]) for r in result["report_runs"]]
+    assert ("v2-draft", "SuccessCarriesInsertedId") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
+    page = write_page(tmp_path, matrix_page(result, tmp_path, mx.SYMBOL))
+    steps = [
+        {"expect": {"selector": "#matrix a[data-run]", "count": len(cells)}},
+        {"expect": {"selector": ".run.active", "attr": "id", "equals": "cell-1"}},
+        {"click": f"#matrix a[data-run=\"cell-{len(cells)}\"]"},
+        {"expect": {"selector": ".run.active", "attr": "id", "equals": f"cell-{len(cells)}"}},
+        {"press": "End"},
+        {"expect": {"selector": ".run.active .sentence", "contains": "held until its work ended"}},
+        {"expect": {"selector": ".run.active .next", "attr": "disabled"}},
+        {"noConsoleErrors": True},
+    ]
+    code, report = browser(page, steps, tmp_path)
+    assert _failures(report) == [] and report["network"] == []
+    assert code == 0
+
+
+def test_simulation_report_shows_metrics_coverage_and_the_violating_run(browser, tmp_path):
+    out = tmp_path / "sim"
+    proc = _cli("simulate", "--spec", "error-after-insertion", "--set", "fail=0.2", "--sessions", "40", "--out", str(out),
+                "--html", "--json")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1 and data["verdict"] == "violated"
+    steps = [
+        {"expect": {"selector": "#metrics", "contains": "response_ms"}},
+        {"expect": {"selector": "#windows", "contains": "failure after insertion, before the response"}},
+        {"click": "#violations a[data-run]"},
+        {"expect": {"selector": "#run1", "visible": True}},
+        {"expect": {"selector": "#run1", "attr": "data-kind", "equals": "simulated run"}},
+        {"press": "End"},
+        {"expect": {"selector": "#run1 [data-step].current", "contains": " ms"}},
+        {"expect": {"selector": "#run1 [data-step].current .diff", "contains": "ErrorResponseMeansNotInserted"}},
+        {"noConsoleErrors": True},
+    ]
+    code, report = browser(data["report"], steps, tmp_path)
+    assert _failures(report) == [] and report["network"] == []
+    assert code == 0
