@@ -46,18 +46,22 @@ def test_reused_id_report_steps_in_chromium(browser, tmp_path):
 
 
 def test_several_runs_switch_with_brackets(browser, tmp_path):
-    """A counterexample and a witness run: `]` moves to the witness, whose steps then move on their own."""
+    """Counterexamples and a witness run: `]` moves on to the next run, whose steps then move on their own."""
     out = tmp_path / "out"
-    proc = _cli("check", "--spec", "reused-id", "--witness", "echo_before_response", "--out", str(out), "--html", "-q")
+    proc = _cli("check", "--spec", "reused-id", "--witness", "echo_before_response", "--out", str(out), "--html",
+                "--json")
     assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    runs = len([v for v in data["violations"] if v["files"]]) + 1  # every counterexample, then the witness
+    last = f"#run{runs}"
     steps = [
-        {"expect": {"selector": ".run", "count": 2}},
-        {"expect": {"selector": "#run2", "attr": "data-kind", "equals": "witness"}},
-        {"expect": {"selector": "#run2", "visible": False}},
-        {"press": "]"},
-        {"expect": {"selector": "#run2", "visible": True}},
+        {"expect": {"selector": ".run", "count": runs}},
+        {"expect": {"selector": last, "attr": "data-kind", "equals": "witness"}},
+        {"expect": {"selector": last, "visible": False}},
+        *[{"press": "]"} for _ in range(runs - 1)],
+        {"expect": {"selector": last, "visible": True}},
         {"press": "ArrowRight"},
-        {"expect": {"selector": "#run2 [data-step].current", "attr": "data-step", "equals": "1"}},
+        {"expect": {"selector": f"{last} [data-step].current", "attr": "data-step", "equals": "1"}},
         {"expect": {"selector": "#run1 [data-step].current", "attr": "data-step", "equals": "0"}},
         {"click": "#runlist button"},
         {"expect": {"selector": "#run1", "visible": True}},
@@ -103,7 +107,7 @@ def test_matrix_report_links_each_violated_cell_to_its_run(browser, tmp_path, mo
         {"click": f"#matrix a[data-run=\"cell-{len(cells)}\"]"},
         {"expect": {"selector": ".run.active", "attr": "id", "equals": f"cell-{len(cells)}"}},
         {"press": "End"},
-        {"expect": {"selector": ".run.active .sentence", "contains": "held until its work ended"}},
+        {"expect": {"selector": ".run.active .sentence", "contains": "held until the work ended"}},
         {"expect": {"selector": ".run.active .next", "attr": "disabled"}},
         {"noConsoleErrors": True},
     ]
