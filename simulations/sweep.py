@@ -339,12 +339,12 @@ def _run_locked(cfg, folder: Path, executor, workers, plots, log, fresh) -> int:
             _plots(summary_path, folder)
         return 0
     estimate = sum(p.estimated_seconds() for _, p in todo)
-    if done:
-        log(f"resuming: {len(todo_all) - len(todo)} of {len(todo_all)} points already in {results}")
-    log(f"{len(todo)} point(s) to run, at most about {estimate / 60:.1f} CPU-minutes")
     finished = 0
     try:
         with _sigterm_unwinds(), open_executor(executor, workers) as pool:
+            if done:  # logged once the executor is there: a refused executor is the only line
+                log(f"resuming: {len(todo_all) - len(todo)} of {len(todo_all)} points already in {results}")
+            log(f"{len(todo)} point(s) to run, at most about {estimate / 60:.1f} CPU-minutes")
             for _, row in as_they_finish(pool, run_point_task, [(k, p.to_json()) for k, p in todo]):
                 row["sweep"] = sweep
                 _append(results, row)

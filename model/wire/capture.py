@@ -195,7 +195,15 @@ def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | C
                 continue
             try:
                 obj = loads_strict(text)
-            except (ValueError, RecursionError, MemoryError) as err:
+            except RecursionError as err:
+                obj = _too_deep(text)  # a good record whose message is too deep to read: keep the record
+                if obj is None:
+                    problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
+                    if not lenient:
+                        raise problem from None
+                    yield problem
+                    continue
+            except (ValueError, MemoryError) as err:
                 problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
                 if not lenient:
                     raise problem from None
@@ -266,6 +274,24 @@ def _no_constant(name: str):
 def loads_strict(text: str | bytes):
     """``json.loads`` that refuses NaN/Infinity and reads any integer; may raise ValueError or RecursionError."""
     return json.loads(text, parse_int=_int_or_float, parse_constant=_no_constant)
+
+
+def _too_deep(text: str) -> dict | None:
+    """A record whose ``msg`` is a JSON object too deeply nested to read: the header, ``raw`` saying so."""
+    i = text.find(',"msg":')
+    if i < 0 or not text.rstrip().endswith("}"):
+        return None
+    body = text.rstrip()[i + 7:-1]
+    if jsontext.scan(body) != "{":
+        return None
+    try:
+        header = loads_strict(text[:i] + "}")
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict):
+        return None
+    header["raw"] = f"(a JSON object nested too deeply to read, {len(body.encode('utf-8')):,} bytes)"
+    return header
 
 
 def message_bytes(line: bytes) -> bytes | None:
