@@ -255,9 +255,10 @@ def _append(path: Path, row: dict) -> None:
 
 def prepare_folder(out, fresh: bool = False) -> Path:
     """Check and create the sweep folder before any work: a folder, writable, a sweep's or empty."""
+    from acplab.model.render.artefacts import check_out_dir
+
     folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"--out {folder}: exists and is not a folder")
+    check_out_dir(str(folder))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -97,9 +97,11 @@ def fresh_out_dir(base: str | None, stem: str) -> FsPath:
     """A new folder for artefacts: ``base`` itself if given and empty, else a numbered sibling.
 
     Never overwrites, never shares: an existing non-empty (or claimed) folder
-    gets ``NAME-2``, ``NAME-3``, ...  Creation errors are :class:`InputError`.
+    gets ``NAME-2``, ``NAME-3``, ...  A path that cannot be a folder, and
+    creation errors, are :class:`InputError`.
     """
     root = out_root(base, stem)
+    check_out_dir(base, stem)
     try:
         if _try_folder(root):
             return root
