@@ -84,7 +84,7 @@ class CaptureRecord(NamedTuple):
     msg: dict | None
     raw: str | None = None
     line: int = 0  # 1-based line number in the capture file (0: not read from a file)
-    source: bytes | None = None  # the capture line as read (without its newline), for faithful copies
+    source: bytes | None = None  # the capture line as read (bytes, with its newline if it had one): faithful copies
 
     def to_json(self) -> dict:
         """The record as the JSON object written to a capture line."""
@@ -128,7 +128,7 @@ def _open_lines(path_or_file: PathOrFile) -> tuple[str, Iterator[bytes | str], I
     return name, iter(path_or_file), None
 
 
-def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
+def _check(obj, name: str, lineno: int, prev_seq: int | None, source: bytes | None = None) -> CaptureRecord:
     """Validate one parsed line; raise CaptureError on the first problem."""
     if not isinstance(obj, dict):
         raise CaptureError(name, lineno, f"not a capture record: expected a JSON object, got {_json_type(obj)}")
@@ -172,7 +172,7 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
         raise CaptureError(name, lineno, "missing 'msg' (or 'raw' for a line that was not JSON)")
     if prev_seq is not None and seq <= prev_seq:
         raise CaptureError(name, lineno, f"seq {seq} out of order: not greater than the previous seq {prev_seq}")
-    return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno)
+    return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno, source)
 
 
 def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | CaptureError]:
@@ -210,14 +210,12 @@ def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | C
                 yield problem
                 continue
             try:
-                rec = _check(obj, name, lineno, prev_seq)
+                rec = _check(obj, name, lineno, prev_seq, line if isinstance(line, bytes) else None)
             except CaptureError as problem:
                 if not lenient:
                     raise
                 yield problem
                 continue
-            if isinstance(line, bytes):
-                rec = rec._replace(source=line.rstrip(b"\n"))
             prev_seq = rec.seq
             yield rec
     finally:
@@ -271,9 +269,18 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)  # built once: json.loads with options builds one per call
+_DECODER_ANY_INT = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int_or_float)
+
+
 def loads_strict(text: str | bytes):
     """``json.loads`` that refuses NaN/Infinity and reads any integer; may raise ValueError or RecursionError."""
-    return json.loads(text, parse_int=_int_or_float, parse_constant=_no_constant)
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    try:
+        return _DECODER.decode(text)
+    except ValueError:  # perhaps an integer past Python's digit limit: read those as floats (slower, rare)
+        return _DECODER_ANY_INT.decode(text)
 
 
 def _too_deep(text: str) -> dict | None:
@@ -456,7 +463,7 @@ def dump_capture(records: Iterable[CaptureRecord | dict], path: str | os.PathLik
 def _faithful_line(rec: CaptureRecord, obj: dict) -> bytes:
     """A record read from a capture, written back with its own bytes (only the header redone if renumbered)."""
     if obj["seq"] == rec.seq:
-        return rec.source + b"\n"
+        return rec.source.rstrip(b"\n") + b"\n"
     wire_bytes = message_bytes(rec.source) if rec.msg is not None else None
     if wire_bytes is None:
         return encode_record(obj)

@@ -44,6 +44,10 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+#: the C parser, numbers not converted (any size is fine), NaN/Infinity refused; built once
+_DECODER = json.JSONDecoder(parse_int=len, parse_float=len, parse_constant=_reject_constant)
+
+
 def scan(text: str) -> str | None:
     """The first character of the top-level value if ``text`` is one JSON text, else None.
 
@@ -135,7 +139,7 @@ def classify(data: bytes) -> str:
     except UnicodeDecodeError:
         return NOT_UTF8
     try:
-        value = json.loads(text, parse_int=len, parse_float=len, parse_constant=_reject_constant)
+        value = _DECODER.decode(text)
         top = "{" if isinstance(value, dict) else "other"
     except ValueError:  # the C parser rejects exactly what RFC 8259 rejects, once NaN/Infinity are refused
         return NOT_JSON
