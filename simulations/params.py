@@ -29,8 +29,12 @@ MAXIMA = {"clients": 32, "sessions": 100_000, "prompts": 1_000, "retries": 10}
 MAX_CPU_SECONDS = 7 * 24 * 3600.0
 #: largest value of a time or rate field (simulated seconds, ms or per-second rates)
 MAX_FLOAT = 1e9
+#: smallest positive time (ms or s) and smallest non-zero rate: below it, means divide to zero or infinity
+MIN_POSITIVE = 1e-6
 #: measured: 2 clients, 3 prompts, 1 retry: about 10 ms a session on one core (conservative up to ~10 clients)
 _SECONDS_PER_UNIT = 0.5e-3
+#: measured (and doubled): a connection cut about 10 us of CPU, an agent restart about 50 us
+_SECONDS_PER_CUT, _SECONDS_PER_RESTART = 20e-6, 100e-6
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,14 @@ class SimParams:
             raise InputError("drop must be below 1 (nothing would ever arrive)")
         for name in ("latency_ms", "duration_s", "think_s", "cancel_ms", "reconnect_ms", "retry_timeout_s",
                      "resume_timeout_s", "insert_ms", "echo_ms", "answer_ms", "step_ms"):
-            if getattr(self, name) <= 0:
-                raise InputError(f"{name} must be positive, got {getattr(self, name)}")
+            if getattr(self, name) < MIN_POSITIVE:
+                raise InputError(f"{name} must be positive (at least {MIN_POSITIVE:g}), got {getattr(self, name)}")
         for name in ("disconnect_rate", "restart_rate", "latency_sigma"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        for name in ("disconnect_rate", "restart_rate"):
+            if 0 < getattr(self, name) < MIN_POSITIVE:
+                raise InputError(f"{name} must be 0 or at least {MIN_POSITIVE:g}, got {getattr(self, name)}")
         if not 1 <= self.contents <= len(CONTENTS):
             raise InputError(f"contents must be 1..{len(CONTENTS)}, got {_short(self.contents)}")
         if self.on_violation not in ON_VIOLATION:
@@ -115,7 +122,10 @@ class SimParams:
 
     def estimated_seconds(self) -> float:
         """A rough, deliberately high estimate of the CPU seconds this simulation takes."""
-        return self.sessions * self.clients ** 2 * max(1, self.prompts) * (1 + self.retries) * _SECONDS_PER_UNIT
+        work = self.clients ** 2 * max(1, self.prompts) * (1 + self.retries) * _SECONDS_PER_UNIT
+        faults = self.duration_s * (self.disconnect_rate * self.clients * _SECONDS_PER_CUT
+                                    + self.restart_rate * _SECONDS_PER_RESTART)
+        return self.sessions * (work + faults)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -142,7 +152,7 @@ def check_cost(seconds: float, what: str) -> None:
     """Refuse work estimated at more than :data:`MAX_CPU_SECONDS` of CPU time, before it starts."""
     if seconds > MAX_CPU_SECONDS:
         raise InputError(f"{what}: estimated at about {_duration(seconds)} of CPU time, over the limit of "
-                         f"{_duration(MAX_CPU_SECONDS)}; use fewer sessions, clients or prompts")
+                         f"{_duration(MAX_CPU_SECONDS)}; use fewer sessions, clients or prompts, or lower rates")
 
 
 def _duration(seconds: float) -> str:

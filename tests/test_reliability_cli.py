@@ -71,6 +71,9 @@ def test_unwritable_out_is_refused_before_any_work(blocked, tmp_path, monkeypatc
     (["simulate", "--set", "clients=1e400"], "clients"),
     (["simulate", "--sessions", "100000", "--clients", "32", "--prompts", "1000"], "CPU time"),
     (["simulate", "--clients", "33"], "at most 32"),
+    (["simulate", "--set", "answer_ms=5e-324"], "answer_ms"),  # found by the nightly fuzz: a mean of 0 s
+    (["simulate", "--disconnect-rate", "5e-324"], "disconnect_rate"),
+    (["simulate", "--disconnect-rate", "1e9"], "CPU time"),
     (["matrix", "--max-seconds", "nan"], "--max-seconds"),
     (["trace", "check", "no-such-capture.jsonl"], "no-such-capture"),
 ])
