@@ -77,7 +77,7 @@ def no_newline(data: bytes) -> bytes:
     return data.replace(b"\n", b" ")
 
 
-@fuzz_settings(300)
+@fuzz_settings(200)
 @given(json_like_bytes())
 def test_classify_agrees_with_the_iterative_scanner(data):
     kind = jsontext.classify(data)
@@ -95,7 +95,7 @@ def strict_valid(line: bytes) -> bool:
     return jsontext.scan(line.decode("utf-8")) == "{"
 
 
-@fuzz_settings(200)
+@fuzz_settings(80)
 @given(st.lists(json_like_bytes().map(no_newline), min_size=1, max_size=6), st.data())
 def test_recorded_lines_are_valid_json_and_give_back_the_wire_bytes(lines, data):
     buf = io.BytesIO()

@@ -60,7 +60,7 @@ def test_check_limits(options, as_json):
 FIELDS = sorted(f for f in SimParams.__dataclass_fields__ if f not in ("spec",)) + ["bogus", "", "a=b", " clients"]
 
 
-@fuzz_settings(50)
+@fuzz_settings(30)
 @given(st.dictionaries(st.sampled_from(["--clients", "--sessions", "--prompts", "--latency", "--drop",
                                         "--disconnect-rate", "--seed", "--duration", "--on-violation", "--spec"]),
                        VALUE, max_size=4),

@@ -240,7 +240,8 @@ def figures(out, check_only):
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other simulation parameter (fail, reject, cancel, replay, step_ms, ...); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for violation artefacts and plots.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for violation artefacts and plots (fresh: a non-empty one gets a numbered sibling).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
              settings, as_json, out, quiet):
