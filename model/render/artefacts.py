@@ -27,8 +27,10 @@ from .traces import step_trace, wire_records
 KINDS = ("txt", "jsonl", "mmd")
 
 
-#: folders this process claimed (real path -> open descriptor holding the lock)
+#: folders this process claimed (real path -> open descriptor holding the lock); the oldest claims are let go
+#: past MAX_CLAIMS (a long-lived process, a test run), when their folders have long been written
 _CLAIMED: dict[str, int] = {}
+MAX_CLAIMS = 256
 MAX_SIBLINGS = 10_000
 
 
@@ -79,6 +81,8 @@ def _claim(folder: FsPath, created: bool) -> bool:
         os.close(fd)
         return False
     _CLAIMED[key] = fd
+    while len(_CLAIMED) > MAX_CLAIMS:
+        os.close(_CLAIMED.pop(next(iter(_CLAIMED))))
     return True
 
 
