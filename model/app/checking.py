@@ -90,6 +90,11 @@ def _word(value) -> str:
         else str(value)
 
 
+#: the largest value ``--set`` accepts for a count (the same maxima as the shortcut options, see cli.MAXIMA)
+BOUND_MAXIMA = {"clients": 8, "prompts": 16, "drops": 16, "disconnects": 16, "cancels": 16, "cancel_requests": 16,
+                "failures": 16, "restarts": 16, "imports": 16}
+
+
 def parse_bounds(settings, **shortcuts) -> dict:
     """Bound overrides from ``--set KEY=VALUE`` items and the shortcut options (``--clients`` ...).
 
@@ -126,8 +131,11 @@ def _bound_value(key: str, text: str, default):
         if not items:
             raise InputError(f"--set: {key} needs at least one text, e.g. {key}=hi,yes")
         return items
-    if not text.isdigit() or (key == "clients" and int(text) < 1):
+    if not text.isdigit() or len(text) > 9 or (key == "clients" and int(text) < 1):
         raise InputError(f"--set: {key} is a whole number{' of at least 1' if key == 'clients' else ''}, got '{text}'")
+    most = BOUND_MAXIMA.get(key)
+    if most is not None and int(text) > most:
+        raise InputError(f"--set: {key} is at most {most}, got {text}")
     return int(text)
 
 

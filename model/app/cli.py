@@ -2,16 +2,31 @@
 
 Exit codes: 0 every property holds (complete exploration), 1 a property is
 violated, 2 bad usage or bad input (one line on stderr, no traceback),
-3 incomplete (a limit was hit and nothing was violated).
+3 incomplete (a limit was hit and nothing was violated).  With ``--json`` a
+command prints one JSON object even on exit 2: ``{"verdict": "error",
+"error": "..."}``.
+
+Numeric options are finite and within documented maxima (:data:`MAXIMA`),
+checked before any work starts; so are output folders.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 
 import click
 
 from acplab.model.errors import InputError
+
+from .checking import BOUND_MAXIMA
+
+#: upper bounds of the explorer's options.  The state space grows by a factor of about
+#: 3-10 per added client or prompt (default scenario: 2 clients 54k states in 4 s; 3 clients
+#: over 160k states in 20 s) and the explorer keeps about 1 KB per state, so --max-states
+#: 10^9 may need up to ~1 TB; a state's successors cost about clients^2.
+MAXIMA = {**BOUND_MAXIMA, "rms": 16, "max_states": 10 ** 9, "max_seconds": 1e6, "workers": 256}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,15 +38,42 @@ def cli() -> None:
 QUIET_HELP = "No progress display and no notes on stderr; stdout and the exit code stay the same."
 
 
-def _positive(ctx, param, value):
-    if value is not None and value < 1:
-        raise click.BadParameter(f"must be at least 1, got {value}")
+def _number(value) -> str:
+    """A number for a message (an int past 4,300 digits has no str)."""
+    try:
+        text = str(value)
+    except ValueError:
+        return "a number too long to show"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _int_in(low: int, key: str | None = None):
+    """A callback: an integer from ``low`` to ``MAXIMA[key]`` (no maximum without a key)."""
+
+    def callback(ctx, param, value):
+        if value is None:
+            return value
+        high = MAXIMA.get(key) if key else None
+        if value < low or (high is not None and value > high):
+            allowed = f"{low}..{high:,}" if high is not None else f"at least {low}"
+            raise click.BadParameter(f"must be {allowed}, got {_number(value)}")
+        return value
+
+    return callback
+
+
+
+
+def _seconds(ctx, param, value):
+    """A time limit: finite, positive, at most ``MAXIMA['max_seconds']``."""
+    if value is not None and not (math.isfinite(value) and 0 < value <= MAXIMA["max_seconds"]):
+        raise click.BadParameter(f"must be a number of seconds in (0, {MAXIMA['max_seconds']:g}], got {value}")
     return value
 
 
-def _non_negative(ctx, param, value):
-    if value is not None and value < 0:
-        raise click.BadParameter(f"must be 0 or more, got {value}")
+def _finite(ctx, param, value):
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
     return value
 
 
@@ -41,17 +83,19 @@ def _non_negative(ctx, param, value):
               help="acp; twophase (the engine's validation model); the v1<->v2 bridges (--spec names a mutant).")
 @click.option("--spec", default="rfd", show_default=True, help="Variant of the ACP model (see `acplab specs`).")
 @click.option("--scenario", default=None, help="Named scenario (see `acplab scenarios`).")
-@click.option("--clients", type=int, default=None, callback=_positive, help="Clients sharing the session.")
-@click.option("--prompts", type=int, default=None, callback=_non_negative, help="Prompts submitted in all.")
-@click.option("--drops", type=int, default=None, callback=_non_negative, help="Messages the network may drop.")
-@click.option("--disconnects", type=int, default=None, callback=_non_negative, help="Connection cuts allowed.")
+@click.option("--clients", type=int, default=None, callback=_int_in(1, "clients"),
+              help=f"Clients sharing the session (at most {MAXIMA['clients']}).")
+@click.option("--prompts", type=int, default=None, callback=_int_in(0, "prompts"), help="Prompts submitted in all.")
+@click.option("--drops", type=int, default=None, callback=_int_in(0, "drops"), help="Messages the network may drop.")
+@click.option("--disconnects", type=int, default=None, callback=_int_in(0, "disconnects"), help="Connection cuts allowed.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other bound a scenario sets (failures, cancels, cancel_requests, restarts, imports, chunks, "
                    "tools, permission, contents=hi,yes, ...); repeatable.")
-@click.option("--rms", type=int, default=None, callback=_positive, help="TwoPhase resource managers (default 3).")
+@click.option("--rms", type=int, default=None, callback=_int_in(1, "rms"), help="TwoPhase resource managers (default 3).")
 @click.option("--broken", is_flag=True, help="TwoPhase: let the TM commit without all Prepared.")
-@click.option("--max-states", type=int, default=None, callback=_positive)
-@click.option("--max-seconds", type=float, default=None)
+@click.option("--max-states", type=int, default=None, callback=_int_in(1, "max_states"),
+              help="Stop after this many states (about 1 KB of memory each).")
+@click.option("--max-seconds", type=float, default=None, callback=_seconds)
 @click.option("--symmetry/--no-symmetry", default=None,
               help="Symmetry reduction: clients (ACP) or RMs (TwoPhase) are interchangeable. "
                    "Default: on for ACP; off for TwoPhase, whose published counts are without it.")
@@ -70,9 +114,9 @@ def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects,
     from acplab.model.engine import Limits
 
     from . import checking
+    from acplab.model.render.artefacts import check_out_dir
 
-    if max_seconds is not None and max_seconds <= 0:
-        raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
+    check_out_dir(out, "check")
     _reject_ignored(ctx, model_name)
     opts = checking.Output(as_json, quiet, out, html, "all" if all_witnesses else (witness or None))
     if model_name.startswith("bridge-"):
@@ -143,7 +187,10 @@ def trace_check(file, spec, as_json, out, quiet):
     (unknown spec, unreadable or empty file, first line not a capture record).
     """
     from . import tracing
+    from acplab.model.render.artefacts import check_out_dir
 
+    if out is not None:
+        check_out_dir(out, "trace")
     result = tracing.check_and_write(file, spec=spec, out=out)
     tracing.print_result(result, as_json, echo=click.echo)
     sys.exit(result.exit_code)
@@ -241,18 +288,23 @@ def figures(out, check_only, quiet):
 @click.option("--clients", type=int, default=2, show_default=True, help="Clients sharing the session.")
 @click.option("--sessions", type=int, default=100, show_default=True, help="Independent runs (sub-seeds of --seed).")
 @click.option("--prompts", type=int, default=3, show_default=True, help="Prompts each client submits per run (retries on top).")
-@click.option("--latency", type=float, default=50.0, show_default=True, help="Mean one-way network latency, ms.")
-@click.option("--drop", type=float, default=0.0, show_default=True, help="Probability a message is lost.")
-@click.option("--disconnect-rate", type=float, default=0.0, show_default=True, help="Connection cuts per second per client.")
+@click.option("--latency", type=float, default=50.0, show_default=True, callback=_finite,
+              help="Mean one-way network latency, ms.")
+@click.option("--drop", type=float, default=0.0, show_default=True, callback=_finite,
+              help="Probability a message is lost.")
+@click.option("--disconnect-rate", type=float, default=0.0, show_default=True, callback=_finite,
+              help="Connection cuts per second per client.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--duration", type=float, default=600.0, show_default=True, help="Simulated seconds per run at most.")
+@click.option("--duration", type=float, default=600.0, show_default=True, callback=_finite,
+              help="Simulated seconds per run at most.")
 @click.option("--on-violation", type=click.Choice(["stop", "count", "continue"]), default="continue", show_default=True,
               help="continue: record and go on in the run (metrics from all runs); count: end that run, go on; "
                    "stop: end at the first violation (with count and stop, metrics from completed runs only).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other simulation parameter (fail, reject, cancel, replay, step_ms, ...); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for violation artefacts and plots.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for violation artefacts and plots (fresh: a non-empty one gets a numbered sibling).")
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: metrics, coverage, and the first run that "
                                            "violated each monitor, to step through.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
@@ -260,8 +312,8 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
              settings, as_json, out, html, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% intervals, fault-window coverage."""
     from .report import print_json
-    from acplab.model.render.artefacts import fresh_out_dir
-    from acplab.simulations.params import SimParams
+    from acplab.model.render.artefacts import check_out_dir, fresh_out_dir
+    from acplab.simulations.params import SimParams, check_cost
     from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
 
     values = dict(spec=spec, clients=clients, sessions=sessions, prompts=prompts, latency_ms=latency, drop=drop,
@@ -272,7 +324,12 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
             raise click.BadParameter(f"expected KEY=VALUE, got '{item}'", param_hint="'--set'")
         values[key.strip()] = value.strip()
     params = SimParams.from_mapping(values, "simulate")
-    artefacts = out if out is not None else "acplab-out/simulate-" + spec
+    check_cost(params.estimated_seconds(), "simulate")
+    if out is None:
+        check_out_dir(None, "simulate-" + spec)
+        artefacts = "acplab-out/simulate-" + spec
+    else:  # claimed now: the plots and any violation's files go into this one fresh folder
+        artefacts = out = str(fresh_out_dir(out, "simulate-" + spec))
     bar = cli_progress(quiet or as_json, params.sessions)
     if bar is None:
         result = run_simulation(params, artefacts)
@@ -305,18 +362,22 @@ def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, s
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 @click.option("--executor", default="local", show_default=True, help="local (processes) or dask://HOST:PORT.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for results.jsonl and summary.json.")
-@click.option("--workers", type=int, default=None, help="Local worker processes (default: CPU count).")
+@click.option("--workers", type=int, default=None, callback=_int_in(1, "workers"),
+              help="Local worker processes (default: CPU count).")
 @click.option("--plots/--no-plots", default=False, help="Draw the sweep's figures into OUT.")
+@click.option("--fresh", is_flag=True,
+              help="Discard OUT's results of an earlier sweep (needed when the configuration changed).")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def sweep(config, executor, out, workers, plots, quiet):
-    """Run a grid of simulations (TOML or JSON CONFIG); results are appended and an interrupted sweep resumes."""
+def sweep(config, executor, out, workers, plots, fresh, quiet):
+    """Run a grid of simulations (TOML or JSON CONFIG); results are appended and an interrupted sweep resumes.
+
+    A rerun with a changed configuration refuses (exit 2) unless --fresh; one sweep at a time per OUT.
+    """
     from acplab.simulations.sweep import load_config, run_sweep
 
-    if workers is not None and workers < 1:
-        raise click.BadParameter(f"must be at least 1, got {workers}", param_hint="'--workers'")
     cfg = load_config(config)
     folder = out if out is not None else "acplab-out/sweep-" + __import__("pathlib").Path(config).stem
-    sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet))
+    sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet, fresh=fresh))
 
 
 @cli.command()
@@ -324,8 +385,10 @@ def sweep(config, executor, out, workers, plots, quiet):
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as one JSON object.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for matrix.json, matrix.md and the counterexamples (default: a fresh acplab-out/matrix).")
-@click.option("--jobs", type=int, default=None, callback=_positive, help="Worker processes (default: one per core).")
-@click.option("--max-seconds", type=float, default=None, help="Limit per run (cells become incomplete).")
+@click.option("--jobs", type=int, default=None, callback=_int_in(1, "workers"),
+              help="Worker processes (default: one per core).")
+@click.option("--max-seconds", type=float, default=None, callback=_seconds,
+              help="Limit per run (cells become incomplete).")
 @click.option("--executor", default="local", show_default=True,
               help="Where the runs go: local (processes), serial, or dask://HOST:PORT (as for sweep).")
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: the matrix with every violated cell's "
@@ -357,7 +420,7 @@ def matrix(specs, as_json, out, jobs, max_seconds, executor, html, quiet):
 
         report = write_page(folder, matrix_page(result, folder, mx.SYMBOL))
         result = {k: v for k, v in result.items() if k != "report_runs"} | {"report": report}
-    (folder / "matrix.json").write_text(_json.dumps(result, indent=2) + "\n")
+    (folder / "matrix.json").write_text(_json.dumps(result, indent=2, allow_nan=False) + "\n")
     (folder / "matrix.md").write_text(mx.markdown(result, str(folder)))
     if as_json:
         print_json(result)
@@ -377,26 +440,69 @@ def _run_counter(done: int, total: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the group; turn usage and input errors into one line and exit 2."""
+    """Entry point: run the group; turn every failure into one line on stderr and exit 2.
+
+    With ``--json`` (before any ``--``) the failure is also one JSON object on
+    stdout, unless the command already printed its own.  Untrusted text is
+    escaped for the terminal (:func:`report.terminal_text`).  ``ACPLAB_DEBUG=1``
+    lets an internal error show its traceback.
+    """
+    from . import report
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
+    report.reset()
     try:
-        cli.main(args=argv, prog_name="acplab", standalone_mode=False)
+        cli.main(args=args, prog_name="acplab", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
-    except click.exceptions.Abort:
-        click.echo("acplab: aborted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("acplab: interrupted", err=True)
         sys.exit(130)
     except click.ClickException as err:
-        click.echo(f"acplab: error: {_one_line(err)}", err=True)
-        sys.exit(2)
+        _fail(err.format_message(), wants_json)
     except InputError as err:
-        click.echo(f"acplab: error: {err}", err=True)
-        sys.exit(2)
-    except BrokenPipeError:
-        sys.exit(1)
+        _fail(str(err), wants_json)
+    except BrokenPipeError:  # the reader went away: stop quietly, as a shell pipeline expects
+        _silence_stdout()
+        sys.exit(141)
+    except OSError as err:
+        where = f"{err.filename}: " if getattr(err, "filename", None) else ""
+        _fail(f"{where}{err.strerror or err}", wants_json)
+    except RecursionError:
+        _fail("input nested too deeply to process", wants_json)
+    except MemoryError:
+        _fail("out of memory: the input or the bounds are too large", wants_json)
+    except Exception as err:  # noqa: BLE001 - the contract: one line, never a traceback
+        if os.environ.get("ACPLAB_DEBUG"):
+            raise
+        _fail(f"internal error ({type(err).__name__}: {err}); please report it; ACPLAB_DEBUG=1 shows the traceback",
+              wants_json)
 
 
-def _one_line(err: click.ClickException) -> str:
-    return " ".join(err.format_message().split())
+def _fail(message: str, wants_json: bool) -> None:
+    """One line on stderr (and one JSON object on stdout under --json), exit 2."""
+    from . import report
+
+    text = report.terminal_text(" ".join(str(message).split()))
+    if wants_json and not report.printed():
+        try:
+            report.print_json({"verdict": "error", "error": text, "exit_code": 2})
+        except OSError:
+            pass
+    try:
+        click.echo(f"acplab: error: {text}", err=True)
+    except OSError:
+        pass
+    sys.exit(2)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from acplab.model.acp.model import AcpModel
 from .checking import complete_path
+from .outfolder import check_target, list_entries, new_sibling, ownership, parent_locked, read_manifest, swap_in
 from acplab.model.engine import Limits, explore
 from acplab.model.render.artefacts import write_behaviour
 from acplab.model.render.mermaid import mermaid_states
@@ -295,14 +297,18 @@ def generate(folder: Path) -> list[Figure]:
 
 
 def _files(folder: Path) -> set[str]:
-    if not folder.is_dir():
-        return set()
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    """The files under ``folder`` (relative POSIX paths), without the manifest of what was written."""
+    return list_entries(folder)[0]
 
 
 def compare(expected: Path, actual: Path) -> list[str]:
-    """Differences between a fresh folder and a committed one, one line each (empty: identical)."""
-    fresh, committed = _files(expected), _files(actual)
+    """Differences between a fresh folder and a committed one, one line each (empty: identical).
+
+    Files the tool did not write (not in the committed folder's manifest) are
+    not "extra": they are someone else's.
+    """
+    fresh = _files(expected)
+    committed = _files(actual) if read_manifest(actual) is None else ownership(actual)[0]
     problems = [f"missing: {name}" for name in sorted(fresh - committed)]
     problems += [f"extra: {name}" for name in sorted(committed - fresh)]
     problems += [f"differs: {name}" for name in sorted(fresh & committed)
@@ -311,41 +317,42 @@ def compare(expected: Path, actual: Path) -> list[str]:
 
 
 def run(out: str | None, check: bool) -> int:
-    """The `acplab figures` command: regenerate ``out`` (default ``figures/``), or ``--check`` it."""
+    """The `acplab figures` command: regenerate ``out`` (default ``figures/``), or ``--check`` it.
+
+    Regeneration writes into a temporary sibling folder and swaps it in
+    (:mod:`.outfolder`): files the tool did not write are kept, never deleted
+    or overwritten; the folder is checked before any work starts.
+    """
     folder = Path(out) if out else default_folder()
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="acplab-figures-") as tmp:
-        fresh = Path(tmp) / "figures"
-        figs = generate(fresh)
-        count = len(_files(fresh))
-        if check:
-            problems = compare(fresh, folder)
-            for p in problems:
-                print(f"{p} ({folder / p.split(': ', 1)[1]})")
-            seconds = time.perf_counter() - started
-            if problems:
-                print(f"figures out of date: {len(problems)} file(s); run `{COMMAND}`", file=sys.stderr)
-                return 1
-            print(f"figures up to date: {count} files in {folder} ({seconds:.1f} s)")
-            return 0
-        _replace_folder(fresh, folder)
+    if check:
+        with tempfile.TemporaryDirectory(prefix="acplab-figures-") as tmp:
+            fresh = Path(tmp) / "figures"
+            generate(fresh)
+            return _report_check(fresh, folder, started)
+    folder = Path(os.path.realpath(folder))
+    check_target(folder)
+    with parent_locked(folder):
+        fresh = new_sibling(folder)
+        try:
+            figs = generate(fresh)
+            done = swap_in(fresh, folder)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
     seconds = time.perf_counter() - started
-    print(f"wrote {count} files ({len([f for f in figs if f.files])} figures) to {folder} in {seconds:.1f} s")
+    kept = f"; kept {len(done['kept'])} file(s) it did not write" if done["kept"] else ""
+    print(f"wrote {len(done['written'])} files ({len([f for f in figs if f.files])} figures) to {folder} "
+          f"in {seconds:.1f} s{kept}")
     return 0
 
 
-def _replace_folder(fresh: Path, folder: Path) -> None:
-    """Make ``folder`` hold exactly the fresh files (stale figures removed, unchanged files untouched)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    new = _files(fresh)
-    for name in sorted(_files(folder) - new):
-        (folder / name).unlink()
-    for name in sorted(new):
-        dst = folder / name
-        if dst.exists() and filecmp.cmp(fresh / name, dst, shallow=False):
-            continue
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fresh / name, dst)
-    for d in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
-        if not any(d.iterdir()):
-            d.rmdir()
+def _report_check(fresh: Path, folder: Path, started: float) -> int:
+    problems = compare(fresh, folder)
+    for p in problems:
+        print(f"{p} ({folder / p.split(': ', 1)[1]})")
+    if problems:
+        print(f"figures out of date: {len(problems)} file(s); run `{COMMAND}`", file=sys.stderr)
+        return 1
+    print(f"figures up to date: {len(_files(fresh))} files in {folder} ({time.perf_counter() - started:.1f} s)")
+    return 0

@@ -1,10 +1,48 @@
-"""Exploration results as the JSON object of the command-line contract, and JSON on stdout."""
+"""Exploration results as the JSON object of the command-line contract, JSON on stdout, terminal-safe text."""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
 from acplab.model.engine import Result, Stats
+
+_printed = False
+
+#: what a terminal may act on: C0/C1 controls (ESC starts ANSI sequences), DEL, line and paragraph
+#: separators, and the bidirectional overrides that reorder what is shown
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control character escaped (``\\x1b``, ``\\n``...): one plain line, no ANSI.
+
+    Examples
+    --------
+    >>> terminal_text("a\\nb\\x1b[31mred")
+    'a\\\\nb\\\\x1b[31mred'
+    """
+    return _UNSAFE.sub(_escape_char, text)
+
+
+def _escape_char(m: re.Match) -> str:
+    c = m.group(0)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    if c in named:
+        return named[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def reset() -> None:
+    """Forget that a JSON object was printed (one command run starts)."""
+    global _printed
+    _printed = False
+
+
+def printed() -> bool:
+    """Whether this command run already printed its JSON object."""
+    return _printed
 
 
 def result_json(result: Result, **extra) -> dict:
@@ -24,5 +62,19 @@ def result_json(result: Result, **extra) -> dict:
 
 
 def print_json(obj) -> None:
-    json.dump(obj, sys.stdout, indent=2, sort_keys=False)
+    """One JSON object on stdout; non-finite floats become null (``Infinity`` is not JSON)."""
+    global _printed
+    _printed = True
+    json.dump(_finite(obj), sys.stdout, indent=2, sort_keys=False, allow_nan=False)
     sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj

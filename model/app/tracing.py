@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from acplab.model.render.artefacts import fresh_out_dir
 from acplab.model.render.mermaid import capture_window
 from acplab.model.trace.check import TraceResult, check_capture, get_trace_spec
 from acplab.model.wire.capture import dump_capture
+
+from .report import print_json, terminal_text
 
 
 def check_and_write(path, spec: str = "rfd", out: str | None = None) -> TraceResult:
@@ -33,9 +34,14 @@ def write_files(result: TraceResult, out: str, stem: str) -> None:
 
 
 def print_result(result: TraceResult, as_json: bool, echo=print) -> None:
+    """The report: one JSON object, or text lines with the capture's own text escaped for the terminal."""
     if as_json:
-        echo(json.dumps(result.to_json(), indent=2))
+        print_json(result.to_json())
         return
+    raw_echo = echo
+
+    def echo(line: str) -> None:  # explanations quote the capture (labels, ids, raw lines): untrusted
+        raw_echo(terminal_text(line))
     skipped = f", {result.skipped:,} outside the model" if result.skipped else ""
     echo(f"{result.verdict}: {result.messages:,} messages{skipped}, {len(result.violations)} violation(s), "
          f"{result.seconds:.2f} s (spec {result.spec})")

@@ -7,11 +7,24 @@ pickling, easy to debug) or ``dask://HOST:PORT`` (the ``distributed``
 package's executor on an existing scheduler), and yields a
 ``concurrent.futures.Executor``.  :func:`run_all` maps a function over tasks
 on it and keeps the results in task order, whatever order they finish in.
+
+Workers live no longer than the run that started them:
+
+* an exception leaving :func:`open_executor` (Ctrl-C, SIGTERM turned into an
+  exception by the caller, a bad result) cancels what has not started and
+  terminates the local worker processes at once, instead of waiting for the
+  points in flight; Dask futures are cancelled on the scheduler;
+* a run killed outright (SIGKILL) cannot clean up, so each local worker
+  watches its parent and exits within :data:`ORPHAN_POLL_SECONDS` of being
+  orphaned.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 
@@ -35,12 +48,43 @@ class SerialExecutor(Executor):
         return future
 
 
+#: how often a local worker checks that the process that started it is still there
+ORPHAN_POLL_SECONDS = 0.5
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """Worker initializer: a daemon thread that ends this worker once ``parent`` is gone."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="acplab-orphan-watch", daemon=True).start()
+
+
+def _terminate_workers(pool) -> None:
+    """Stop a process pool now: cancel what is queued, end the processes running tasks."""
+    running = getattr(pool, "_processes", None)  # ProcessPoolExecutor's pid -> Process (no public API for this)
+    processes = list(running.values()) if isinstance(running, dict) else []
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)
+
+
 @contextlib.contextmanager
 def open_executor(where: str = "local", workers: int | None = None) -> Iterator[Executor]:
     """An executor for ``where`` (``local``, ``serial`` or ``dask://HOST:PORT``), shut down on exit.
 
     ``local`` with ``workers=1`` runs serially.  A bad ``where`` or an
-    unreachable scheduler is an :class:`InputError` (one line, exit 2).
+    unreachable scheduler is an :class:`InputError` (one line, exit 2).  On an
+    exception (including KeyboardInterrupt) the workers are stopped at once.
     """
     if where == "serial" or (where == "local" and workers == 1):
         yield SerialExecutor()
@@ -48,19 +92,25 @@ def open_executor(where: str = "local", workers: int | None = None) -> Iterator[
     if where == "local":
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_when_orphaned, initargs=(os.getpid(),))
         try:
             yield pool
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:
+            _terminate_workers(pool)
+            raise
+        pool.shutdown(wait=True, cancel_futures=True)
         return
     if where.startswith("dask://"):
         client = _dask_client(where[len("dask://"):])
-        pool = client.get_executor()
         try:
-            yield pool
-        finally:
+            pool = client.get_executor()
+            try:
+                yield pool
+            except BaseException:
+                pool.shutdown(wait=False)  # cancels this run's futures on the scheduler
+                raise
             pool.shutdown(wait=True)
+        finally:
             client.close()
         return
     raise InputError(f"unknown executor {where!r}; use local, serial or dask://HOST:PORT")
@@ -75,7 +125,7 @@ def _dask_client(address: str):
         raise InputError("--executor dask:// needs the 'distributed' package (pip install 'acplab[dask]')") from None
     try:
         return Client(address, timeout=10)
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
         raise InputError(f"cannot reach the Dask scheduler at {address}: {' '.join(str(err).split())}") from None
 
 

@@ -320,7 +320,11 @@ def check_capture(path, spec: str = "rfd", *, fast: bool = True) -> TraceResult:
             checker.bad_line(item)
             continue
         seen_record = True
-        checker.feed(item)
+        try:
+            checker.feed(item)
+        except RecursionError:  # a message nested deeper than decoding recurses: a verdict, not a crash
+            checker.report("WireShape", ("W",), "every message has the shape the schema requires",
+                           f"{item.conn} {item.dir}: message nested too deeply to decode", [item.seq], item)
     if not seen_record:
         raise InputError(f"{name}: empty capture: no records")
     checker.end()

@@ -9,9 +9,17 @@ nothing is buffered in between). A copy of each newline-delimited message is
 appended to the capture (DESIGN.md, "Capture format"), one flushed line per
 record, ``conn`` "c1", ``t`` in milliseconds since the proxy started.
 
+Byte-faithful both ways: the relay never parses what it relays, and the
+capture keeps each line's exact bytes (a JSON object text verbatim as
+``msg``, anything else as ``raw``; :meth:`CaptureWriter.write_line`).  Blank
+lines are relayed but not recorded.  A line over :data:`MAX_LINE_BYTES` is
+relayed in full and recorded by its size and first bytes.  If the capture
+cannot be written (disk full, ``/dev/full``), one line on stderr says so,
+the relay goes on, and the exit status is still the child's.
+
 Order: a message gets its place in the capture *before* its last byte is
 relayed, so a reply can never be recorded ahead of the message that caused
-it. Long messages (over 64 KB) are parsed after the relay, off the hot path;
+it. Lines over 64 KB are checked as JSON after the relay, off the hot path;
 records are written (and flushed) right after each relayed chunk.
 
 The child's exit status is ours (killed by signal N: 128+N). SIGINT, SIGTERM
@@ -21,7 +29,6 @@ process group, so a terminal's Ctrl-C reaches it once, through us).
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -29,11 +36,15 @@ import threading
 import time
 from collections import deque
 
-from acplab.model.wire.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, NOT_JSON, CaptureWriter, last_seq
+from acplab.model.wire.capture import AGENT_TO_CLIENT, CLIENT_TO_AGENT, CaptureWriter, capture_tail
 from acplab.model.errors import InputError
 
 READ_SIZE = 1 << 18
-EAGER_PARSE_BYTES = 1 << 16  # lines up to this size are parsed before relaying, longer ones after
+EAGER_BYTES = 1 << 16  # lines up to this size are classified before relaying, longer ones after
+#: a longer line is relayed in full but recorded by its size and first bytes only (the recorder holds at most
+#: this much of one line per direction; checking it as JSON may briefly need several times as much)
+MAX_LINE_BYTES = 64 << 20
+HEAD_BYTES = 1024  # what an over-long line keeps
 FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
@@ -41,83 +52,89 @@ DRAIN_IDLE_SECONDS = 2.0  # after the child exits: stop waiting for its stdout a
 
 
 class _Slot:
-    """A message's place in the capture, reserved before it is relayed, filled after."""
+    """A line's place in the capture, reserved before it is relayed; ``ready`` once it may be written."""
 
-    __slots__ = ("dir", "t", "data", "obj", "raw", "error", "ready")
+    __slots__ = ("dir", "t", "data", "size", "ready")
 
-    def __init__(self, direction: str, t: float, data: bytes) -> None:
+    def __init__(self, direction: str, data: bytes, size: int | None = None) -> None:
         self.dir = direction
-        self.t = t
+        self.t = 0.0
         self.data = data
-        self.obj = None
-        self.raw = None
-        self.error = NOT_JSON
+        self.size = size  # set for an over-long line: its full length (``data`` is its head)
         self.ready = False
-
-    def parse(self) -> None:
-        if self.ready:
-            return
-        data = self.data
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except ValueError:  # includes UnicodeDecodeError
-            obj = None
-        if isinstance(obj, dict):
-            self.obj = obj
-        else:
-            text = data.decode("utf-8", errors="replace")
-            self.raw = text[:-1] if text.endswith("\r") else text
-            self.error = NOT_JSON if obj is None else "not a JSON object"
-        self.data = b""
-        self.ready = True
 
 
 class Recorder:
     """Splits each direction's bytes into lines and writes them to the capture in wire order.
 
     Thread-safe: the two relay threads call :meth:`reserve` (before relaying a
-    chunk) and :meth:`commit` (after), each for its own direction.
+    chunk) and :meth:`commit` (after), each for its own direction.  Nothing
+    here parses a line for the relay's sake: a line's bytes go into the capture
+    as they are (:meth:`CaptureWriter.write_line`), and any failure to write
+    the capture stops the recording, never the relay (``failed``, reported once
+    through ``on_failure``).
     """
 
-    def __init__(self, writer: CaptureWriter, conn: str = "c1", clock=time.monotonic) -> None:
+    def __init__(self, writer: CaptureWriter, conn: str = "c1", clock=time.monotonic, t_offset: float = 0.0,
+                 on_failure=None) -> None:
         self.writer = writer
         self.conn = conn
         self._clock = clock
         self._t0 = clock()
+        self._t_offset = t_offset
         self._lock = threading.Lock()
         self._queue: deque[_Slot] = deque()
         self._partial = {CLIENT_TO_AGENT: bytearray(), AGENT_TO_CLIENT: bytearray()}
+        self._overflow = {CLIENT_TO_AGENT: 0, AGENT_TO_CLIENT: 0}  # bytes of an over-long line beyond the head
         self.closed = False
         self.records = 0
         self.failed: BaseException | None = None  # the capture could not be written (disk full, ...)
+        self._on_failure = on_failure
 
     def _now(self) -> float:
-        return (self._clock() - self._t0) * 1000.0
+        return self._t_offset + (self._clock() - self._t0) * 1000.0
+
+    def _take(self, direction: str, piece: bytes, end: bool) -> _Slot | None:
+        """Add ``piece`` to the direction's current line; at ``end`` (a newline) the line's slot."""
+        buf = self._partial[direction]
+        over = self._overflow[direction]
+        if over:
+            over += len(piece)
+        elif len(buf) + len(piece) > MAX_LINE_BYTES:
+            total = len(buf) + len(piece)
+            if len(buf) < HEAD_BYTES:
+                buf += piece[: HEAD_BYTES - len(buf)]
+            del buf[HEAD_BYTES:]
+            over = total - len(buf)
+        else:
+            buf += piece
+        self._overflow[direction] = over
+        if not end:
+            return None
+        data = bytes(buf)
+        buf.clear()
+        self._overflow[direction] = 0
+        if over:
+            return _Slot(direction, data, size=len(data) + over)
+        return _Slot(direction, data) if data.strip() else None
 
     def reserve(self, direction: str, data: bytes) -> list[_Slot]:
         """Take capture places for the complete lines in ``data`` (call before relaying it)."""
-        buf = self._partial[direction]
-        lines = []
+        slots = []
         start = 0
         while True:
             i = data.find(b"\n", start)
+            slot = self._take(direction, data[start:] if i < 0 else data[start:i], i >= 0)
             if i < 0:
-                buf += data[start:]
                 break
-            if buf:
-                line = bytes(buf) + data[start:i]
-                buf.clear()
-            else:
-                line = data[start:i]
-            if line.strip():
-                lines.append(line)
+            if slot is not None:
+                slots.append(slot)
             start = i + 1
-        if not lines:
+        if not slots:
             return []
-        slots = [_Slot(direction, 0.0, line) for line in lines]
-        for slot in slots:  # small messages: parse now (microseconds), so a stalled relay holds up no record
-            if len(slot.data) <= EAGER_PARSE_BYTES:
-                slot.parse()
+        for slot in slots:  # small lines are ready at once, so a stalled relay holds up no record
+            if len(slot.data) <= EAGER_BYTES:
+                slot.ready = True
         with self._lock:
             if self.closed:
                 return []
@@ -129,25 +146,22 @@ class Recorder:
 
     def end(self, direction: str) -> list[_Slot]:
         """The direction reached EOF: a trailing partial line becomes a message."""
-        buf = self._partial[direction]
-        if not buf.strip():
-            buf.clear()
+        slot = self._take(direction, b"", True)
+        if slot is None:
             return []
-        line = bytes(buf)
-        buf.clear()
         with self._lock:
             if self.closed:
                 return []
-            slot = _Slot(direction, self._now(), line)
+            slot.t = self._now()
             self._queue.append(slot)
             return [slot]
 
     def commit(self, slots: list[_Slot]) -> None:
-        """Parse the reserved messages and write out every record that is next in line."""
+        """The reserved lines were relayed: write out every record that is next in line."""
         if not slots:
             return
         for slot in slots:
-            slot.parse()
+            slot.ready = True
         with self._lock:
             self._flush_ready()
 
@@ -158,13 +172,19 @@ class Recorder:
             if self.failed is not None:
                 continue
             try:
-                if slot.obj is not None:
-                    self.writer.write(self.conn, slot.dir, msg=slot.obj, t=slot.t)
+                if slot.size is None:
+                    self.writer.write_line(self.conn, slot.dir, slot.data, t=slot.t)
                 else:
-                    self.writer.write(self.conn, slot.dir, raw=slot.raw, t=slot.t, error=slot.error)
+                    self.writer.write_oversize(self.conn, slot.dir, slot.data, slot.size, t=slot.t)
                 self.records += 1
-            except (OSError, ValueError) as err:  # never let the capture stop the relay
-                self.failed = err
+            except Exception as err:  # noqa: BLE001 - never let the capture stop the relay
+                self._fail(err)
+
+    def _fail(self, err: BaseException) -> None:
+        if self.failed is None:
+            self.failed = err
+            if self._on_failure is not None:
+                self._on_failure(err, self.records)
 
     def close(self) -> None:
         """Record what is still buffered or in flight, then close the capture."""
@@ -174,10 +194,13 @@ class Recorder:
             if self.closed:
                 return
             for slot in self._queue:
-                slot.parse()
+                slot.ready = True
             self._flush_ready()
             self.closed = True
-            self.writer.close()
+            try:
+                self.writer.close()
+            except Exception as err:  # noqa: BLE001 - a failed last flush is a write failure like any other
+                self._fail(err)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -214,17 +237,25 @@ class _Pump(threading.Thread):
                 if not data:
                     break
                 self.bytes += len(data)
-                slots = rec.reserve(self.direction, data)
+                slots = self._record(rec.reserve, self.direction, data)
                 if self.dst is not None:
                     try:
                         _write_all(self.dst, data)
                     except OSError:  # the reader is gone: keep draining and recording
                         self._close_dst()
-                rec.commit(slots)
-            rec.commit(rec.end(self.direction))
+                self._record(rec.commit, slots)
+            self._record(lambda: rec.commit(rec.end(self.direction)))
         finally:
             self.in_read = False
             self._close_dst()
+
+    def _record(self, step, *args):
+        """A recorder call that cannot stop the relay: a failure ends the recording, not the pump."""
+        try:
+            return step(*args)
+        except Exception as err:  # noqa: BLE001
+            self.recorder._fail(err)
+            return []
 
     def _close_dst(self) -> None:
         self.dst = None
@@ -236,8 +267,13 @@ class _Pump(threading.Thread):
                 pass
 
 
-def check_out_path(out: str, *, append: bool, force: bool) -> int:
-    """Refuse to clobber a non-empty capture. Returns the seq to start from."""
+def check_out_path(out: str, *, append: bool, force: bool) -> tuple[int, float, str]:
+    """Refuse to clobber a non-empty capture. Returns ``(first seq, first t, conn label)`` for this run.
+
+    ``--append`` continues the capture's seq and ``t``, and records this run as
+    the next connection (``c2`` after ``c1``): a new proxy is a new connection,
+    so its request ids must not be paired with the earlier run's (P19).
+    """
     if append and force:
         raise InputError("--append and --force cannot be used together")
     if os.path.isdir(out):
@@ -246,16 +282,23 @@ def check_out_path(out: str, *, append: bool, force: bool) -> int:
         size = os.path.getsize(out)
     except OSError:
         size = 0
-    if size == 0:
-        return 1
-    if force:
-        return 1
+    if size == 0 or force:
+        return 1, 0.0, "c1"
     if not append:
         raise InputError(f"--out {out} exists and is not empty; use --append to add to it or --force to overwrite it")
     try:
-        return last_seq(out) + 1
+        seq, t, conns = capture_tail(out)
     except InputError as err:
         raise InputError(f"cannot append to {out}: {err}") from None
+    return seq + 1, t, next_conn_label(conns)
+
+
+def next_conn_label(conns) -> str:
+    """``c(N+1)`` for the highest client N among the ``cN`` / ``cN.E`` labels (``c1`` if none)."""
+    from acplab.model.wire.capture import parse_conn_label
+
+    clients = [c[0] for c in map(parse_conn_label, conns) if c is not None]
+    return f"c{max(clients, default=-1) + 2}"
 
 
 def _ends_with_newline(path: str) -> bool:
@@ -275,7 +318,8 @@ def record(command: list[str], out: str, *, append: bool = False, force: bool = 
     if not command:
         raise InputError("missing COMMAND: usage: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
     out = os.fspath(out)
-    start_seq = check_out_path(out, append=append, force=force)
+    start_seq, t_offset, label = check_out_path(out, append=append, force=force)
+    conn = conn if start_seq == 1 else label
     appending = append and start_seq > 1
     try:
         if appending and not _ends_with_newline(out):
@@ -297,7 +341,16 @@ def record(command: list[str], out: str, *, append: bool = False, force: bool = 
         reason = getattr(err, "strerror", None) or str(err)
         raise InputError(f"cannot start {command[0]!r}: {reason}") from None
 
-    recorder = Recorder(writer, conn=conn)
+    def report(err: BaseException, records: int) -> None:  # one line, once; the relay goes on
+        reason = getattr(err, "strerror", None) or str(err)
+        line = f"acplab: error: --out {out}: cannot write the capture ({reason}) after {records} record(s); " \
+               f"relaying goes on, recording stopped\n"
+        try:
+            os.write(2, " ".join(line.split()).encode("utf-8", "replace") + b"\n")
+        except OSError:
+            pass
+
+    recorder = Recorder(writer, conn=conn, t_offset=t_offset, on_failure=report)
     old_handlers = {}
 
     def forward(signum, frame):

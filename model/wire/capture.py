@@ -6,23 +6,41 @@ One record per line, in wire order::
 
 ``seq`` is an increasing integer, ``t`` milliseconds (optional), ``conn`` a
 connection id, ``dir`` ``client->agent`` or ``agent->client``, ``msg`` the raw
-JSON-RPC object. A line that the recorder could not parse as a JSON object is
-kept as ``{"seq", "t", "conn", "dir", "raw": "<the line text>", "error": "not JSON"}``.
+JSON-RPC object.
+
+Byte-faithful recording (:meth:`CaptureWriter.write_line`): when a wire line
+is a JSON object text (strict RFC 8259, :mod:`.jsontext`) its bytes are
+embedded verbatim as the value of ``msg``, so the capture line is valid JSON
+and the wire bytes are exactly the bytes between ``"msg":`` and the line's
+closing ``}`` (:func:`message_bytes`): ``1E2``, ``1e400``, duplicate keys,
+whitespace and a ``\r`` before the newline all survive.  Any other line is
+kept as ``{"seq", "t", "conn", "dir", "raw": "<the line as text>", "error":
+"not JSON"}`` (or ``"not a JSON object"``); a line that is not UTF-8 as
+``"raw_base64"`` with ``"error": "not UTF-8"``.  Captures are JSON Lines split
+on ``\n`` only (a ``\r`` inside a line is JSON whitespace): read them in
+binary, never with universal newlines.
 
 Reading is streaming: one line at a time, so a capture of any length reads in
 constant memory (apart from the longest line), and lines have no length limit.
+A message nested deeper than Python's parser recurses (about 900 levels) is a
+bad line (``CaptureError``), not a crash; integers over 4,000 digits are read
+as floats, and ``NaN`` / ``Infinity`` are not JSON.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple, Union
 
 from acplab.model.errors import InputError
+
+from . import jsontext
 
 CLIENT_TO_AGENT = "client->agent"
 AGENT_TO_CLIENT = "agent->client"
@@ -66,6 +84,7 @@ class CaptureRecord(NamedTuple):
     msg: dict | None
     raw: str | None = None
     line: int = 0  # 1-based line number in the capture file (0: not read from a file)
+    source: bytes | None = None  # the capture line as read (bytes, with its newline if it had one): faithful copies
 
     def to_json(self) -> dict:
         """The record as the JSON object written to a capture line."""
@@ -109,7 +128,7 @@ def _open_lines(path_or_file: PathOrFile) -> tuple[str, Iterator[bytes | str], I
     return name, iter(path_or_file), None
 
 
-def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
+def _check(obj, name: str, lineno: int, prev_seq: int | None, source: bytes | None = None) -> CaptureRecord:
     """Validate one parsed line; raise CaptureError on the first problem."""
     if not isinstance(obj, dict):
         raise CaptureError(name, lineno, f"not a capture record: expected a JSON object, got {_json_type(obj)}")
@@ -121,6 +140,8 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
     t = obj.get("t")
     if t is not None and (not isinstance(t, (int, float)) or isinstance(t, bool)):
         raise CaptureError(name, lineno, f"'t' must be a number of milliseconds, got {_short(t)}")
+    if t is not None and not math.isfinite(t):
+        raise CaptureError(name, lineno, f"'t' must be a finite number of milliseconds, got {t}")
     if "conn" not in obj:
         raise CaptureError(name, lineno, "missing 'conn'")
     conn = obj["conn"]
@@ -141,11 +162,17 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
         raw = obj["raw"]
         if not isinstance(raw, str):
             raise CaptureError(name, lineno, f"'raw' must be a string, got {_json_type(raw)}")
+    elif "raw_base64" in obj:
+        msg = None
+        try:
+            raw = base64.b64decode(obj["raw_base64"], validate=True).decode("utf-8", errors="replace")
+        except (TypeError, ValueError):
+            raise CaptureError(name, lineno, "'raw_base64' must be a base64 string") from None
     else:
         raise CaptureError(name, lineno, "missing 'msg' (or 'raw' for a line that was not JSON)")
     if prev_seq is not None and seq <= prev_seq:
         raise CaptureError(name, lineno, f"seq {seq} out of order: not greater than the previous seq {prev_seq}")
-    return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno)
+    return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno, source)
 
 
 def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | CaptureError]:
@@ -167,15 +194,23 @@ def _iter(path_or_file: PathOrFile, lenient: bool) -> Iterator[CaptureRecord | C
             if not text.strip():
                 continue
             try:
-                obj = json.loads(text)
-            except ValueError as err:
+                obj = loads_strict(text)
+            except RecursionError as err:
+                obj = _too_deep(text)  # a good record whose message is too deep to read: keep the record
+                if obj is None:
+                    problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
+                    if not lenient:
+                        raise problem from None
+                    yield problem
+                    continue
+            except (ValueError, MemoryError) as err:
                 problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
                 if not lenient:
                     raise problem from None
                 yield problem
                 continue
             try:
-                rec = _check(obj, name, lineno, prev_seq)
+                rec = _check(obj, name, lineno, prev_seq, line if isinstance(line, bytes) else None)
             except CaptureError as problem:
                 if not lenient:
                     raise
@@ -207,6 +242,16 @@ def iter_capture_lenient(path_or_file: PathOrFile) -> Iterator[CaptureRecord | C
     return _iter(path_or_file, lenient=True)
 
 
+def capture_tail(path: str | os.PathLike) -> tuple[int, float, set[str]]:
+    """``(last seq, last t, connection labels)`` of a capture (0, 0.0, {} if empty). Validates the whole file."""
+    seq, t, conns = 0, 0.0, set()
+    for rec in read_capture(path):
+        seq = rec.seq
+        t = rec.t if rec.t is not None else t
+        conns.add(rec.conn)
+    return seq, t, conns
+
+
 def last_seq(path: str | os.PathLike) -> int:
     """The last seq of a capture file (0 if it has no records). Validates the whole file."""
     last = 0
@@ -215,15 +260,72 @@ def last_seq(path: str | os.PathLike) -> int:
     return last
 
 
+def _int_or_float(digits: str):
+    """JSON integers; beyond Python's 4,300-digit conversion limit, a float (so reading never fails)."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)  # built once: json.loads with options builds one per call
+_DECODER_ANY_INT = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int_or_float)
+
+
+def loads_strict(text: str | bytes):
+    """``json.loads`` that refuses NaN/Infinity and reads any integer; may raise ValueError or RecursionError."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    try:
+        return _DECODER.decode(text)
+    except ValueError:  # perhaps an integer past Python's digit limit: read those as floats (slower, rare)
+        return _DECODER_ANY_INT.decode(text)
+
+
+def _too_deep(text: str) -> dict | None:
+    """A record whose ``msg`` is a JSON object too deeply nested to read: the header, ``raw`` saying so."""
+    i = text.find(',"msg":')
+    if i < 0 or not text.rstrip().endswith("}"):
+        return None
+    body = text.rstrip()[i + 7:-1]
+    if jsontext.scan(body) != "{":
+        return None
+    try:
+        header = loads_strict(text[:i] + "}")
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict):
+        return None
+    header["raw"] = f"(a JSON object nested too deeply to read, {len(body.encode('utf-8')):,} bytes)"
+    return header
+
+
+def message_bytes(line: bytes) -> bytes | None:
+    """The wire bytes of a ``msg`` record as written by :meth:`CaptureWriter.write_line`, else None.
+
+    The bytes between the first ``,"msg":`` (it cannot occur inside the
+    header's strings, where quotes are escaped) and the closing ``}``.
+    """
+    line = line.rstrip(b"\n")
+    i = line.find(b',"msg":')
+    if i < 0 or not line.endswith(b"}"):
+        return None
+    return line[i + 7:-1]
+
+
 # --------------------------------------------------------------------------- writing
 
 
 def encode_record(obj: dict) -> bytes:
-    """One capture line (compact JSON, UTF-8, not ASCII-escaped) with its newline."""
+    """One capture line (compact JSON, UTF-8, not ASCII-escaped) with its newline.
+
+    Raises ValueError for a non-finite float (``Infinity`` is not JSON).
+    """
     try:
-        return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return (json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates (from "\ud800" escapes): keep them escaped
-        return (json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+        return (json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
 
 
 class CaptureWriter:
@@ -245,7 +347,9 @@ class CaptureWriter:
         self.closed = False
 
     def _emit(self, obj: dict) -> None:
-        data = encode_record(obj)
+        self._emit_bytes(encode_record(obj))
+
+    def _emit_bytes(self, data: bytes) -> None:
         if self._text:
             self._f.write(data.decode("utf-8"))
         else:
@@ -255,24 +359,59 @@ class CaptureWriter:
     def write(self, conn: str, dir: str, msg: dict | None = None, raw: str | None = None,
               t: float | None = None, *, error: str = NOT_JSON) -> int:
         """Append one record and return its seq. Give ``msg`` (a dict) or ``raw`` (the line text)."""
-        if dir not in DIRECTIONS:
-            raise ValueError(f"unknown dir {dir!r}")
         if (msg is None) == (raw is None):
             raise ValueError("give exactly one of msg and raw")
         if msg is not None and not isinstance(msg, dict):
             raise ValueError("msg must be a dict")
-        seq = self.next_seq
-        obj: dict = {"seq": seq}
-        if t is not None:
-            obj["t"] = round(float(t), 3)
-        obj["conn"] = conn
-        obj["dir"] = dir
+        obj = self._header(conn, dir, t)
+        seq = obj["seq"]
         if msg is not None:
             obj["msg"] = msg
         else:
             obj["raw"] = raw
             obj["error"] = error
         self._emit(obj)
+        self.next_seq = seq + 1
+        return seq
+
+    def _header(self, conn: str, dir: str, t: float | None) -> dict:
+        if dir not in DIRECTIONS:
+            raise ValueError(f"unknown dir {dir!r}")
+        obj: dict = {"seq": self.next_seq}
+        if t is not None:
+            obj["t"] = round(float(t), 3)
+        obj["conn"] = conn
+        obj["dir"] = dir
+        return obj
+
+    def write_line(self, conn: str, dir: str, data: bytes, t: float | None = None) -> tuple[int, str]:
+        """Append one wire line (bytes, without its newline), byte-faithfully; return ``(seq, kind)``.
+
+        ``kind`` is :data:`jsontext.OBJECT` when ``data`` went in verbatim as
+        ``msg``, else why it was kept as ``raw`` / ``raw_base64``.
+        """
+        header = self._header(conn, dir, t)
+        kind = jsontext.classify(data)
+        if kind == jsontext.OBJECT:
+            head = json.dumps(header, ensure_ascii=False, separators=(",", ":"))[:-1]
+            self._emit_bytes(head.encode("utf-8") + b',"msg":' + data + b"}\n")
+        elif kind == jsontext.NOT_UTF8:
+            header.update(raw_base64=base64.b64encode(data).decode("ascii"), error=kind)
+            self._emit(header)
+        else:
+            header.update(raw=data.decode("utf-8"), error=kind)
+            self._emit(header)
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        return seq, kind
+
+    def write_oversize(self, conn: str, dir: str, head: bytes, size: int, t: float | None = None) -> int:
+        """Append a line too long to keep: its first bytes as ``raw`` and its length in ``bytes``."""
+        header = self._header(conn, dir, t)
+        text = head.decode("utf-8", errors="replace")
+        header.update(raw=text, bytes=size, error=f"line too long ({size:,} bytes): only its first {len(head):,} kept")
+        self._emit(header)
+        seq = self.next_seq
         self.next_seq = seq + 1
         return seq
 
@@ -311,13 +450,26 @@ def dump_capture(records: Iterable[CaptureRecord | dict], path: str | os.PathLik
         for rec in records:
             obj = rec.to_json() if isinstance(rec, CaptureRecord) else dict(rec)
             seq = obj.get("seq")
-            if not isinstance(seq, int) or (prev is not None and seq <= prev):
+            renumbered = not isinstance(seq, int) or (prev is not None and seq <= prev)
+            if renumbered:
                 seq = (prev or 0) + 1
                 obj = {"seq": seq, **{k: v for k, v in obj.items() if k != "seq"}}
             prev = seq
-            f.write(encode_record(obj))
+            f.write(_faithful_line(rec, obj) if isinstance(rec, CaptureRecord) and rec.source else encode_record(obj))
             n += 1
     return n
+
+
+def _faithful_line(rec: CaptureRecord, obj: dict) -> bytes:
+    """A record read from a capture, written back with its own bytes (only the header redone if renumbered)."""
+    if obj["seq"] == rec.seq:
+        return rec.source.rstrip(b"\n") + b"\n"
+    wire_bytes = message_bytes(rec.source) if rec.msg is not None else None
+    if wire_bytes is None:
+        return encode_record(obj)
+    header = {k: v for k, v in obj.items() if k != "msg"}
+    return json.dumps(header, ensure_ascii=False, separators=(",", ":"))[:-1].encode("utf-8") + \
+        b',"msg":' + wire_bytes + b"}\n"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -342,7 +494,11 @@ def _short(v) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _json_reason(err: ValueError) -> str:
+def _json_reason(err: BaseException) -> str:
+    if isinstance(err, RecursionError):
+        return "nested too deeply to read: more than about 900 levels"
+    if isinstance(err, MemoryError):
+        return "too large to read into memory"
     msg = getattr(err, "msg", None)
     col = getattr(err, "colno", None)
     if msg and col:
@@ -352,5 +508,6 @@ def _json_reason(err: ValueError) -> str:
 
 __all__ = [
     "AGENT_TO_CLIENT", "CLIENT_TO_AGENT", "DIRECTIONS", "NOT_JSON", "CaptureError", "CaptureRecord",
-    "CaptureWriter", "dump_capture", "encode_record", "iter_capture_lenient", "last_seq", "read_capture",
+    "CaptureWriter", "capture_tail", "dump_capture", "encode_record", "iter_capture_lenient", "last_seq", "loads_strict",
+    "message_bytes", "read_capture",
 ]
