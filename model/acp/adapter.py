@@ -48,7 +48,7 @@ REPLACES = {
                                  "ErrorResponseMeansNotInserted", "CancelRequestErrorOnlyBeforeInsertion"),
     "WorkReportedByState": ("WorkEndsWithOneIdle", "FailureEndsWithErrorIdle"),
     "WorkEndsWithIdle": ("WorkEndsWithOneIdle",),
-    "ErrorIdleCarriesError": ("FailureEndsWithErrorIdle",),
+    "StateUpdatesWellFormed": ("FailureEndsWithErrorIdle",),
     "CancelEndsWithCancelled": ("CancelledWorkEndsCancelled",),
     "RetainedMessagesReplayed": ("ReplayKeepsIds",),
     "CommandsRunOnce": ("CommandsNeverReexecuted",),

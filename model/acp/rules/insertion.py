@@ -17,7 +17,8 @@ With evidence the order of the messages leaves no conforming reading:
   and E1;
 * a prompt held while work ran, pending with no evidence at a
   ``session/cancel``, answered with success only after the cancelled idle
-  *and after new work started* (``running`` again): C4 (held prompts are
+  *and after new work started* (``running`` again, with no other prompt sent
+  since the cancel that the work could be for): C4 (held prompts are
   withdrawn with ``-32800``).  Without new work the prompt may have been
   inserted before the cancel and reported late, which the wire cannot
   tell apart;
@@ -54,6 +55,7 @@ class Pending(NamedTuple):
     past_idle: object = None  # stamp of the ending idle after that cancel
     evidence_at_idle: bool = False
     rerun: object = None  # stamp of new work (running) that started after that idle
+    excused: bool = False  # another prompt arrived after that cancel: new work may be its
 
 
 def _matches(prompt: tuple, content: tuple, chunk: bool) -> bool:
@@ -86,6 +88,9 @@ class PromptOutcomesMatchInsertion(Monitor):
             return None
         if o.shape == "request":
             content = o.params.get("prompt") if o.params is not None else None
+            for k, p in list(b.pending.items()):
+                if p.sid == o.sid and p.cancelled is not None and p.rerun is None and not p.excused:
+                    b.pending[k] = p._replace(excused=True)
             if o.sid is not None and isinstance(content, list):
                 b.pending[(o.conn, o.rid)] = Pending(o.sid, content_key(content), o.stamp)
             return None
@@ -107,7 +112,7 @@ class PromptOutcomesMatchInsertion(Monitor):
                 self._ended(b, o)
             elif o.update.get("state") in BUSY and o.fg in (None, "idle"):
                 for k, p in list(b.pending.items()):
-                    if k[0] == o.conn and p.past_idle is not None and p.rerun is None:
+                    if k[0] == o.conn and p.past_idle is not None and p.rerun is None and not p.excused:
                         b.pending[k] = p._replace(rerun=o.stamp)
             return None
         return self._reported(b, o)

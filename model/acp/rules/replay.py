@@ -146,6 +146,8 @@ class ReplayResetsBeforeChunks(Monitor):
                 if kind == "user" and content:
                     b.full[key] = o.stamp
             return None
+        if kind == "user":
+            b.full[key] = o.stamp  # the connection now holds the message's content from replay
         if key in b.reset or key in b.chunked or (kind != "user" and not self.switches.reset_all_types):
             return None
         b.chunked.add(key)
