@@ -30,10 +30,7 @@ def test_rule_monitors_hold_on_every_rfd_scenario(scenario):
     assert result.witnesses and not result.missing_witnesses
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow)
-                                  if n in ("reused-id", "client-matches-by-content", "client-matches-by-order",
-                                           "cancel-request-32800-after-insertion") else n
-                                  for n in sorted(MUTANTS)])
+@pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_each_mutant_is_caught_by_its_own_rule(name):
     """One adapter per monitor citing a rule of the monitor the mutant breaks: one of them must fire."""
     spec = SPECS[name]

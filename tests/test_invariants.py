@@ -37,8 +37,6 @@ MODES = {
     "no-idle-after-failure": ("wire", "S2", None),
     "echo-after-replay": ("warning", "U5", None),  # a client-view finding: the wire shows the duplicated chunk
 }
-SLOW = {"reused-id", "client-matches-by-content", "client-matches-by-order", "cancel-request-32800-after-insertion",
-        "early-success"}
 BY_NAME = {m.name: m for m in ALL_MONITORS}
 
 
@@ -85,7 +83,7 @@ def _judge(name, capture, events, complete):
         assert not with_sidecar.not_checkable
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(MODES)])
+@pytest.mark.parametrize("name", sorted(MODES))
 def test_mutant_counterexample_is_flagged_with_its_rule(name, tmp_path):
     steps = _counterexample(name)
     capture, events = _files(steps, tmp_path, name)
