@@ -51,11 +51,11 @@ def test_dispatch_by_keys_and_armed_fields():
     o = classify(Obs("msg", "c1", "agent->client", 3, {"jsonrpc": "2.0", "method": "session/update", "params": {
         "sessionId": "s", "update": {"sessionUpdate": "state_update", "state": "running"}}}))
     always, armed = d.targets(o.keys, "v2")
-    assert (always, armed) == ([0], [1])
+    assert (always, armed) == ([0], [(1, 0)])  # monitor 1 through its arm 0
     book = new_book(_Armed.fields)
-    assert not d.live(1, book)
+    assert not d.live(0, book)
     book.pending["x"] = 1
-    assert d.live(1, book) and d.live_frozen(1, freeze(_Armed.fields, book))
+    assert d.live(0, book) and d.live_frozen(0, freeze(_Armed.fields, book))
     assert frozen_initial(_Armed.fields) == (frozenset(),)
 
 

@@ -133,10 +133,11 @@ class RuleMonitors(ModelMonitor):
         for o in obs:
             self.frontend.feed(fbook, o)
             always, armed = dispatch.targets(o.keys, o.dialect)
-            for i in always + armed:
+            for i, arm in [(i, None) for i in always] + armed:
                 mon = self.monitors[i]
                 b = books.get(i)
-                if i in armed and not (dispatch.live(i, b) if b is not None else dispatch.live_frozen(i, frozen[i])):
+                if arm is not None and not (dispatch.live(arm, b) if b is not None else
+                                            dispatch.live_frozen(arm, frozen[i])):
                     continue
                 if b is None:
                     b = books[i] = thaw(mon.fields, frozen[i])

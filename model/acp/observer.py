@@ -38,7 +38,8 @@ message reaches only the monitors that can learn from it:
   ``usage``; for messages ``nomid`` (no string ``messageId``) and
   ``badchunk`` (a chunk without one content block); ``caps`` (a tool call or
   terminal update with ``capabilities``); ``replay`` (inside a replay window)
-  and ``upd@idle`` (the connection shows idle);
+  and ``output@idle`` (an agent message or thought while the connection shows
+  idle);
 * ``close`` (a connection ended) and ``int:EVENT`` (an internal event).
 
 For a ``$/cancel_request``, ``obs.req`` is the pending request it names (or
@@ -84,6 +85,7 @@ def content_key(blocks) -> tuple:
 INT64 = 2**63
 KNOWN_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
 _CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+_OUTPUT = ("agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought")
 
 
 def _prompt_keys(params) -> list[str]:
@@ -114,12 +116,26 @@ def _odd_prompt_result(result) -> bool:
 _MESSAGES = ("user_message", "agent_message", "agent_thought") + _CHUNKS
 
 
-def _update_keys(update: dict, utype: str | None) -> list[str]:
+_UPDATE_BASE: dict = {}
+
+
+def _update_keys(update: dict, utype: str | None) -> tuple:
     """The static keys of a ``session/update``: by kind, state, and the shape faults monitors look for."""
-    keys = ["msg", "note", "note:session/update", "upd", "upd:" + (utype or "?")]
+    base = _UPDATE_BASE.get(utype)
+    if base is None:
+        base = _UPDATE_BASE[utype] = ("msg", "note", "note:session/update", "upd", "upd:" + (utype or "?"))
+    if utype in _MESSAGES:
+        extra = ()
+        if update.get("messageId").__class__ is not str:
+            extra = ("nomid",)
+        if utype in _CHUNKS:
+            block = update.get("content")
+            if block.__class__ is not dict or block.get("type").__class__ is not str:
+                extra += ("badchunk",)
+        return base + extra if extra else base
     if utype == "state_update":
         state = update.get("state")
-        keys.append("state:" + (state if state in STANDARD_STATES else "?" if isinstance(state, str) else "!"))
+        keys = ["state:" + (state if state in STANDARD_STATES else "?" if isinstance(state, str) else "!")]
         if state not in STANDARD_STATES:
             keys.append("odd-state")
         reason = update.get("stopReason")
@@ -137,29 +153,46 @@ def _update_keys(update: dict, utype: str | None) -> list[str]:
             keys.append("bg")
         if "usage" in update:
             keys.append("usage")
-    elif utype in _MESSAGES:
-        if not isinstance(update.get("messageId"), str):
-            keys.append("nomid")
-        if utype in _CHUNKS:
-            block = update.get("content")
-            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-                keys.append("badchunk")
-    elif utype in ("tool_call_update", "terminal_update") and "capabilities" in update:
-        keys.append("caps")
-    return keys
+        return base + tuple(keys)
+    if utype in ("tool_call_update", "terminal_update") and "capabilities" in update:
+        return base + ("caps",)
+    return base
 
 
 def classify(o: Obs) -> Obs:
     """Fill the static fields of a message observation from ``o.msg`` (its JSON object), and its static keys."""
     msg = o.msg
-    if not isinstance(msg, dict):
+    if msg.__class__ is not dict:
         o.shape = "invalid"
         o.problem = "not a JSON object"
         o.keys = ("msg", "invalid", "problem")
         return o
+    method = msg.get("method")
+    params = msg.get("params")
+    if method == "session/update" and params.__class__ is dict and "id" not in msg:
+        # the common case, first: an agent's session/update
+        o.method = method
+        o.shape = "notification"
+        o.params = params
+        sid = params.get("sessionId")
+        o.sid = sid if sid.__class__ is str else None
+        update = params.get("update")
+        if update.__class__ is dict:
+            o.update = update
+            utype = update.get("sessionUpdate")
+            o.utype = utype = utype if utype.__class__ is str else None
+            keys = _update_keys(update, utype)
+        else:
+            keys = ("msg", "note", "note:session/update", "upd", "upd:?")
+        if o.dir == C2A:
+            keys += ("client-update",)
+        if msg.get("jsonrpc") != "2.0":
+            o.problem = 'no "jsonrpc": "2.0"'
+            keys += ("problem",)
+        o.keys = keys
+        return o
     if msg.get("jsonrpc") != "2.0":
         o.problem = 'no "jsonrpc": "2.0"'
-    method = msg.get("method")
     if "method" in msg:
         if not isinstance(method, str):
             o.shape = "invalid"
@@ -167,7 +200,6 @@ def classify(o: Obs) -> Obs:
             o.keys = ("msg", "invalid", "problem")
             return o
         o.method = method
-        params = msg.get("params")
         o.params = params if isinstance(params, dict) else None
         if o.params is not None:
             sid = o.params.get("sessionId")
@@ -182,17 +214,9 @@ def classify(o: Obs) -> Obs:
                 keys += _prompt_keys(o.params)
         else:
             o.shape = "notification"
-            if method == "session/update" and o.params is not None:
-                update = o.params.get("update")
-                if isinstance(update, dict):
-                    o.update = update
-                    utype = update.get("sessionUpdate")
-                    o.utype = utype if isinstance(utype, str) else None
-                keys = _update_keys(o.update, o.utype) if o.update is not None else ["msg", "note", "upd", "upd:?"]
-            else:
-                keys = ["msg", "note", "note:" + method]
-            if method == "session/update" and o.dir == C2A:
-                keys.append("client-update")
+            keys = ["msg", "note", "note:" + method]
+            if method == "session/update":
+                keys += ["upd", "upd:?"] + (["client-update"] if o.dir == C2A else [])
         if o.problem is not None:
             keys.append("problem")
         o.keys = tuple(keys)
@@ -325,8 +349,8 @@ class Frontend:
             fg = b.fg.get(key)
             fg = o.fg = fg[0] if fg is not None else None
             if o.update is not None and o.dir == A2C:
-                if fg == "idle":
-                    extra.append("upd@idle")
+                if fg == "idle" and o.utype in _OUTPUT:
+                    extra.append("output@idle")
                 if o.utype == "state_update":
                     self._state(b, o, key, extra)
                 window = b.window.get(key)
@@ -435,19 +459,23 @@ class Dispatch:
 
     A monitor sees an observation when one of its ``keys`` matches, or one of
     its ``armed`` keys matches while its book holds something in one of the
-    fields ``armed`` names (it has something to watch for).
-    :meth:`targets` returns ``(always, armed)``: two lists of monitor
-    indices; the driver calls an armed one only while :meth:`live` says so.
-    Calling a monitor for an armed key when it has nothing to watch is
-    harmless, so liveness is per monitor (any armed field non-empty).
+    fields ``armed`` names for the matching keys (it has something to watch
+    for).  Each distinct ``(monitor, fields)`` met so far is an *arm*
+    (numbered in :attr:`arms`, made as key combinations are first seen);
+    :meth:`targets` returns ``(always, armed)``: monitor indices to call, and
+    ``(monitor, arm)`` pairs to call while that arm is live.  A driver that
+    caches liveness updates a monitor's arms (:attr:`arms_of`) after each
+    call of it.
     """
 
     def __init__(self, monitors) -> None:
         self.monitors = list(monitors)
         self._cache: dict = {}
-        #: per monitor, the (name, position) of the book fields that arm it
-        self.arming = [tuple((f, list(m.fields).index(f)) for f in dict.fromkeys(x for v in m.armed.values() for x in v))
-                       for m in self.monitors]
+        #: every arm: (monitor index, ((field name, position in the book), ...))
+        self.arms: list = []
+        #: per monitor, the numbers of its arms
+        self.arms_of: list[list[int]] = [[] for _ in self.monitors]
+        self._arm_of: dict = {}
 
     def targets(self, keys: tuple, dialect) -> tuple:
         hit = self._cache.get((keys, dialect))
@@ -463,21 +491,32 @@ class Dispatch:
                 continue
             if wanted.intersection(m.keys):
                 always.append(i)
-            elif wanted.intersection(m.armed):
-                armed.append(i)
+                continue
+            fields = tuple(dict.fromkeys(f for k in keys if k in m.armed for f in m.armed[k]))
+            if fields:
+                armed.append((i, self._arm(i, fields)))
         return always, armed
 
-    def live(self, i: int, book) -> bool:
-        """Whether monitor ``i``'s (thawed) book holds something that arms it."""
+    def _arm(self, i: int, fields: tuple) -> int:
+        arm = self._arm_of.get((i, fields))
+        if arm is None:
+            order = list(self.monitors[i].fields)
+            arm = self._arm_of[(i, fields)] = len(self.arms)
+            self.arms.append((i, tuple((f, order.index(f)) for f in fields)))
+            self.arms_of[i].append(arm)
+        return arm
+
+    def live(self, arm: int, book) -> bool:
+        """Whether ``arm`` is live in its monitor's (thawed) book."""
         d = book.__dict__
-        for name, _index in self.arming[i]:
+        for name, _index in self.arms[arm][1]:
             if d[name]:
                 return True
         return False
 
-    def live_frozen(self, i: int, frozen: tuple) -> bool:
+    def live_frozen(self, arm: int, frozen: tuple) -> bool:
         """:meth:`live` on a frozen book."""
-        for _name, index in self.arming[i]:
+        for _name, index in self.arms[arm][1]:
             if frozen[index]:
                 return True
         return False

@@ -206,10 +206,6 @@ class RequiresActionResolves(Monitor):
                 for (conn, sid), stamp in sorted(b.blocked.items(), key=lambda kv: repr(kv[0]))]
 
 
-#: agent output that only foreground work produces (Q5: tool calls may be background, messages are not listed)
-_OUTPUT = ("agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought")
-
-
 class AgentWorkReportsRunning(Monitor):
     """S17, S2 (warnings): agent output while the connection shows idle looks like work without ``running``.
 
@@ -222,10 +218,10 @@ class AgentWorkReportsRunning(Monitor):
     name = "AgentWorkReportsRunning"
     rules = ("S17", "S2", "S11")
     description = "agent output belongs to foreground work reported as running"
-    keys = ("upd@idle",)
+    keys = ("output@idle",)
 
     def on(self, b, o):
-        if o.utype not in _OUTPUT or not is_live(o):
+        if not is_live(o):
             return None
         return [warning(("S17", "S2"), f"{o.utype} on {conn_name(o.conn)} while idle: work that produces output "
                                        "reports running first", o.stamp)]

@@ -73,9 +73,10 @@ class PromptOutcomesMatchInsertion(Monitor):
     rules = ("E1", "E2", "C1", "P16", "C4", "S4", "P2")
     description = "an error on session/prompt means nothing was inserted; inserted prompts succeed"
     keys = ("req:session/prompt", "res:session/prompt") + USER_UPDATES
-    armed = {"note:session/cancel": ("pending",), "upd:state_update": ("pending",), "close": ("pending", "rejected")}
+    armed = {"note:session/cancel": ("pending",), "upd:state_update": ("watch",), "close": ("pending", "rejected")}
     dialects = ONLY_V2
-    fields = {"pending": dict, "seen": set, "rejected": dict, "orphans": dict}
+    #: ``watch``: the pending prompts an ending idle or new work can tell something about (evidenced or cancelled)
+    fields = {"pending": dict, "seen": set, "rejected": dict, "orphans": dict, "watch": set}
 
     def on(self, b, o):
         if o.kind == "close":
@@ -85,6 +86,7 @@ class PromptOutcomesMatchInsertion(Monitor):
             bound(b.orphans, 64)
             drop_conn(b.pending, o.conn)
             drop_conn(b.rejected, o.conn)
+            drop_conn(b.watch, o.conn)
             return None
         if o.shape == "request":
             content = o.params.get("prompt") if o.params is not None else None
@@ -106,6 +108,7 @@ class PromptOutcomesMatchInsertion(Monitor):
                 for k, p in list(b.pending.items()):
                     if p.sid == o.sid and p.evidence is None and p.cancelled is None:
                         b.pending[k] = p._replace(cancelled=o.stamp)
+                        b.watch.add(k)
             return None
         if o.utype == "state_update":
             if o.ending:
@@ -132,12 +135,15 @@ class PromptOutcomesMatchInsertion(Monitor):
         content = update_content_key(o.update, chunk)
         if not content:
             return None
-        same = [k for k, p in b.pending.items() if p.sid == o.sid and _matches(p.content, content, chunk)]
+        same = [k for k, p in b.pending.items() if p.sid == o.sid and _matches(p.content, content, chunk)] \
+            if b.pending else []
         mine = [k for k in same if k[0] == o.conn and b.pending[k].evidence is None]
-        orphaned = any(sid == o.sid and _matches(prompt, content, chunk) for sid, prompt in b.orphans)
+        orphaned = bool(b.orphans) and any(sid == o.sid and _matches(prompt, content, chunk)
+                                           for sid, prompt in b.orphans)
         if len(mine) == 1:
             b.pending[mine[0]] = b.pending[mine[0]]._replace(evidence=mid, evidence_stamp=o.stamp,
                                                               unique=len(same) == 1 and not orphaned)
+            b.watch.add(mine[0])
             return None
         if mine or same:
             return None
@@ -153,6 +159,7 @@ class PromptOutcomesMatchInsertion(Monitor):
 
     def _answered(self, b, o):
         p = b.pending.pop((o.conn, o.rid), None)
+        b.watch.discard((o.conn, o.rid))
         if p is None or (p.held is None and p.rerun is None and p.evidence is None and p.cancelled is None
                          and "error" not in o.msg):
             return None  # the common case: nothing to judge, nothing to remember

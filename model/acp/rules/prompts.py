@@ -8,7 +8,7 @@ The client sends no message ID (P13, U11) and no empty prompt (P14).
 
 from __future__ import annotations
 
-from ..observe import BOTH, NO_STAMP, ONLY_V2, Monitor, conn_name, json_type, obligation, violation, warning
+from ..observe import BOTH, ONLY_V2, Monitor, conn_name, json_type, obligation, violation, warning
 from .common import (BUSY, C2A, MESSAGE_UPDATES, USER_UPDATES, drop_conn, error_code, is_live, is_success, message_id,
                      stop_reason)
 
@@ -52,69 +52,57 @@ class PromptResultCarriesMessageId(Monitor):
 
 
 class MessageIdsDistinct(Monitor):
-    """P5, U2: every accepted submission gets its own ``messageId``, never given to another.
+    """P5: every accepted submission gets its own ``messageId``, never given to another.
 
     Two successes in one session with the same ID are a violation, on any
-    connections (both responses were sent by the agent).  A success returning
-    an ID that was already reported as a user message *before the prompt was
-    sent* is one too (U2: the report cannot precede its insertion); this check
-    compares evidence stamps, so it runs on captures only (under the explorer
-    its table stays empty).  The same string in
+    connections (both responses were sent by the agent).  The same string in
     another session, or as an agent or thought message ID (U12), is legal.
+    (A success returning an ID reported *before* its prompt was sent is
+    :class:`AcceptedMessagesReportedLive`'s.)
     """
 
     name = "MessageIdsDistinct"
-    rules = ("P5", "U2")
+    rules = ("P5",)
     description = "every accepted submission gets its own messageId, never reused for another"
-    keys = ("res:session/prompt:ok",) + USER_UPDATES
+    keys = ("res:session/prompt:ok",)
     dialects = ONLY_V2
-    fields = {"returned": dict, "unclaimed": dict}
+    fields = {"returned": dict}
 
     def on(self, b, o):
-        if o.shape == "response":
-            if not is_success(o.msg) or not isinstance(o.msg["result"], dict):
-                return None
-            mid = o.msg["result"].get("messageId")
-            if not isinstance(mid, str) or o.sid is None:
-                return None
-            key = (o.sid, mid)
-            first = b.returned.get(key)
-            if first is not None:
-                return [violation(("P5",), f"response to #{o.rid} on {conn_name(o.conn)} returns {mid}, already "
-                                           "returned for another submission", first, o.stamp)]
-            b.returned[key] = o.stamp
-            seen = b.unclaimed.pop(key, None)
-            if seen is not None and o.stamp is not None and seen[1] is not None and seen[1] < o.req[1]:
-                same = seen[0] == o.conn
-                make = violation if same else warning
-                return [make(("U2", "P5"), f"response to #{o.rid} on {conn_name(o.conn)} returns {mid}, which was "
-                                           f"reported on {conn_name(seen[0])} before that prompt was sent",
-                             seen[1], o.req[1], o.stamp)]
+        result = o.msg["result"]
+        mid = result.get("messageId") if result.__class__ is dict else None
+        if mid.__class__ is not str or o.sid is None:
             return None
-        mid = message_id(o.update)
-        if mid is not None and o.sid is not None and o.stamp != NO_STAMP and (o.sid, mid) not in b.returned:
-            b.unclaimed.setdefault((o.sid, mid), (o.conn, o.stamp))
+        key = (o.sid, mid)
+        first = b.returned.get(key)
+        if first is not None:
+            return [violation(("P5",), f"response to #{o.rid} on {conn_name(o.conn)} returns {mid}, already "
+                                       "returned for another submission", first, o.stamp)]
+        b.returned[key] = o.stamp
         return None
 
 
 class AcceptedMessagesReportedLive(Monitor):
-    """U1 (and the P3 proxy): each success's message is reported live, under its ID, on the submitting connection.
+    """U1, U2 (and the P3 proxy): each success's message is reported live, under its ID, on the submitting connection.
 
     The report (``user_message`` or ``user_message_chunk``) may come before or
-    after the response (U2).  A copy inside a replay window does not count
-    (Q3: U1 is a live obligation).  The obligation is open until the report
+    after the response (U2), but not before the prompt was sent: a report
+    that precedes its own request cannot report its insertion (U2, and P5: the
+    ID was another message's); that check compares evidence stamps, so it
+    runs on captures only.  A copy inside a replay window does not count (Q3:
+    U1 is a live obligation).  The obligation is open until the report
     arrives; it ends with the connection (E10).  An early success on an ID
     minted before insertion (P3) typically leaves it open.  Fan-out to other
     connections is not required (Q2).
     """
 
     name = "AcceptedMessagesReportedLive"
-    rules = ("U1", "P3", "P10")
+    rules = ("U1", "U2", "P3", "P10")
     description = "every accepted message is reported live on the submitting connection under its ID"
     keys = ("res:session/prompt:ok",) + USER_UPDATES
     armed = {"close": ("awaiting", "reported")}
     dialects = ONLY_V2
-    fields = {"awaiting": dict, "reported": set}
+    fields = {"awaiting": dict, "reported": dict}
 
     def on(self, b, o):
         if o.kind == "close":
@@ -122,22 +110,24 @@ class AcceptedMessagesReportedLive(Monitor):
             drop_conn(b.reported, o.conn)
             return None
         if o.shape == "response":
-            if not is_success(o.msg) or not isinstance(o.msg["result"], dict):
-                return None
-            mid = o.msg["result"].get("messageId")
-            if isinstance(mid, str) and o.sid is not None:
+            result = o.msg["result"]
+            mid = result.get("messageId") if result.__class__ is dict else None
+            if mid.__class__ is str and o.sid is not None:
                 key = (o.conn, o.sid, mid)
-                if key in b.reported:
-                    b.reported.discard(key)
-                else:
+                seen = b.reported.pop(key, None)
+                if seen is None:
                     b.awaiting[key] = o.stamp
+                elif seen < o.req[1]:
+                    return [violation(("U2", "P5"), f"response to #{o.rid} on {conn_name(o.conn)} returns {mid}, "
+                                                    "which was reported there before that prompt was sent",
+                                      seen, o.req[1], o.stamp)]
             return None
-        mid = message_id(o.update)
-        if mid is None or o.sid is None or not is_live(o):
+        mid = o.update.get("messageId")
+        if mid.__class__ is not str or o.sid is None or not is_live(o):
             return None
         key = (o.conn, o.sid, mid)
         if b.awaiting.pop(key, None) is None:
-            b.reported.add(key)
+            b.reported.setdefault(key, o.stamp)
         return None
 
     def end(self, b, complete, front=None):

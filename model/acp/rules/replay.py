@@ -10,7 +10,7 @@ state (S13) and only then responds (R3).
 from __future__ import annotations
 
 from ..observe import Monitor, conn_name, violation, warning
-from .common import (BUSY, C2A, MESSAGE_KEYS, MESSAGE_UPDATES, block_key, bound, drop_conn, error_code, is_success,
+from .common import (BUSY, C2A, MESSAGE_UPDATES, USER_UPDATES, block_key, bound, drop_conn, error_code, is_success,
                      message_id)
 
 
@@ -159,20 +159,22 @@ class ReplayKeepsIds(Monitor):
     """R5, R6 (trace proxy): a replayed retained message carries the ID it was returned and reported under.
 
     Retention is internal (R4: messages may be missing from replay), so the
-    proxy compares positions.  When replay (``replayFrom: start``) reports a
-    user message under an ID the session never showed, with the same first
-    content block as a live user message that this replay does not carry,
-    and in that message's place (the same message before it, or after it),
-    that is the retained message under a new ID: a violation.  The same
-    content elsewhere is a warning.  An ID covering two replayed entries (a
-    second whole update after other messages of its type) is an R6 warning.
-    The session's recent history is bounded (:attr:`LIMIT` messages).
+    proxy compares positions among the user messages.  When replay
+    (``replayFrom: start``) reports a user message under an ID the session
+    never showed, with the same first content block as a live user message
+    that this replay does not carry, and in that message's place (the same
+    user message before it, or after it), that is the retained message under
+    a new ID: a violation.  The same content elsewhere is a warning.  An ID
+    covering two replayed entries (a second whole update after other user
+    messages) is an R6 warning.  The session's recent history is bounded
+    (:attr:`LIMIT` user messages); only user messages are followed, which
+    keeps the cost per message low.
     """
 
     name = "ReplayKeepsIds"
     rules = ("R5", "R6")
     description = "a replayed retained message carries the ID it was inserted under"
-    keys = MESSAGE_KEYS + ("res:session/resume",)
+    keys = USER_UPDATES + ("res:session/resume",)
     armed = {"close": ("entries",)}
     fields = {"known": dict, "user": dict, "after": dict, "by_content": dict, "last": dict, "entries": dict,
               "where": dict, "count": dict}
@@ -191,18 +193,15 @@ class ReplayKeepsIds(Monitor):
         kind, chunk = MESSAGE_UPDATES[o.utype]
         if o.window is not None and o.window[1] is not None:
             return self._entry(b, o, kind, mid, _first_block(o.update, chunk), chunk)
+        if (o.sid, mid) in b.known:
+            return None  # another chunk or update of a message already placed
+        b.known[(o.sid, mid)] = True
         prev = b.last.get(o.sid)
-        if prev is not None and prev[1] == mid and prev[0] == kind:
-            return None  # the next chunk of the message just seen
-        if kind == "user":
-            if (o.sid, mid) in b.known:
-                return None
-            b.known[(o.sid, mid)] = True
-            sig = _first_block(o.update, chunk)
-            if sig is not None:
-                b.user[(o.sid, mid)] = (sig, prev)
-                b.by_content[(o.sid, sig)] = mid
-        if prev is not None and prev[0] == "user":
+        sig = _first_block(o.update, chunk)
+        if sig is not None:
+            b.user[(o.sid, mid)] = (sig, prev)
+            b.by_content[(o.sid, sig)] = mid
+        if prev is not None:
             b.after[(o.sid, prev[1])] = (kind, mid)
         b.last[o.sid] = (kind, mid)
         if len(b.known) > self.LIMIT:
