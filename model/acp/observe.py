@@ -124,8 +124,8 @@ class Switches(NamedTuple):
     strict_enums: bool = True
     #: S15: custom states the client advertised (no capability exists for it yet)
     allowed_states: tuple[str, ...] = ()
-    #: the unstable schema: the ``unknown`` state and ``usage`` on idle (S16, W13)
-    unstable: bool = False
+    #: the unstable schema of 2.4.0 (shipped with the SDK): the ``unknown`` state is known (S16)
+    unstable: bool = True
     #: R7 (D12): the reset before chunked replay also for agent messages and thoughts (PR2175)
     reset_all_types: bool = True
     #: P15 (Q9): a client sending a content type the agent never advertised is a violation

@@ -91,7 +91,8 @@ class CancelEndsWithCancelled(Monitor):
 class CloseEndsQuietly(Monitor):
     """C14, G6: ``session/close`` ends active work before its response, and nothing follows it.
 
-    If the connection showed active work at the close, the cancelled idle
+    If the connection showed active work at the close, the idle that ends it
+    (``cancelled``, or another reason if the work ended by itself meanwhile)
     comes before the close's success (or ``-32002``, which counts as one).
     After that response the agent sends nothing more for the session on that
     connection: no updates, no requests (prompt responses are exempt; they may
@@ -143,7 +144,7 @@ class CloseEndsQuietly(Monitor):
     def _after(self, b, o):
         key = (o.conn, o.sid)
         closing = b.closing.get(key)
-        if closing is not None and o.ending and stop_reason(o.update) == "cancelled":
+        if closing is not None and o.ending:  # cancelled, or work that ended by itself meanwhile
             b.closing[key] = closing[:2] + (True,)
         stamp = b.closed.get(key)
         if stamp is None:
