@@ -77,3 +77,23 @@ def test_the_swap_plan_names_real_monitors():
     old = {m.name for m in ALL_MONITORS}
     assert set(REPLACES) <= new and set(PROXIES) <= new
     assert {o for olds in REPLACES.values() for o in olds} <= old
+
+
+def _swap_set(spec):
+    """The explorer's monitors after the swap: the model monitors that stay, and the rule monitors (no proxies)."""
+    replaced = {o for olds in REPLACES.values() for o in olds}
+    kept = tuple(m for m in ALL_MONITORS if m.name not in replaced)
+    return kept + (RuleMonitors([m for m in make_monitors() if m.name not in PROXIES], spec=spec),)
+
+
+@pytest.mark.parametrize("scenario, same", [("report-order", True), ("id-before-insertion", True),
+                                            ("tool-failure", True), ("permission-cancel", True),
+                                            ("replay-identity", False), ("local-command", False)])
+def test_the_swap_never_adds_explored_states(scenario, same):
+    """After the swap the bookkeeping is the model's or coarser: never more states; the same where the old
+    monitors kept no history the new ones drop (claimed reports, closed connections)."""
+    sc = SCENARIOS[scenario]
+    base = explore(_model(RFD, sc, ALL_MONITORS), Limits(max_seconds=120))
+    swapped = explore(_model(RFD, sc, _swap_set(RFD)), Limits(max_seconds=120))
+    assert swapped.verdict == base.verdict == "holds"
+    assert (swapped.stats.states == base.stats.states) if same else (swapped.stats.states < base.stats.states)

@@ -263,3 +263,6 @@ CASES = {
     "client-guesses": ("ClientsLinkByResponse", "P9", "violation", False, S + turn(2, "m1"),
                        ((9, "bind", {"conn": "c1", "request": 2, "messageId": "m1", "how": "content"}),)),
 }
+CASES["id-inserted-twice"] = ("InsertedIdsDistinct", "P5", "violation", False, S + turn(2, "m1") + turn(3, "m1"),
+                              ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),
+                               (12, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 3})))

@@ -38,7 +38,7 @@ from .state import SESSION
 #: explorer's ALL_MONITORS then holds these rule monitors (through :class:`RuleMonitors`) and the
 #: model monitors in :data:`KEPT_MODEL_MONITORS`, which judge what clients show (no wire, no event).
 REPLACES = {
-    "MessageIdsDistinct": ("DistinctMessageIds",),
+    "InsertedIdsDistinct": ("DistinctMessageIds",),
     "AcceptedMessagesReportedLive": ("AcceptedMessageReportedLive",),
     "ToolCallsSettleBeforeIdle": ("ToolCallsTerminalBeforeIdle",),
     "ReplayResetsBeforeChunks": ("ReplayResetsBeforeChunks",),
@@ -56,9 +56,11 @@ REPLACES = {
 }
 KEPT_MODEL_MONITORS = ("ResponseNotHeldForWorkEnd", "OutcomeVisible", "OneMessagePerSubmission", "ViewMatchesHistory",
                        "StateViewMatches")
-#: trace proxies for internal rules: redundant where the model's internal events are at hand, and their
-#: history (which user messages looked like which prompt) would tell explored states apart
-PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNotRerun", "AgentWorkReportsRunning")
+#: trace proxies for internal rules, and wire checks an exact internal one supersedes: redundant where the
+#: model's internal events are at hand, and their history (which user messages looked like which prompt,
+#: which IDs a success carried) would tell explored states apart
+PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNotRerun", "AgentWorkReportsRunning",
+           "MessageIdsDistinct")
 
 #: the model's event kinds the adapter turns into observations
 KINDS = frozenset({"send", "deliver", "cut", "insert", "reject", "work_start", "work_end", "fail", "execute", "bind",

@@ -34,20 +34,20 @@ class CancelEndsWithCancelled(Monitor):
     * none before the run ends: an obligation.
 
     A cancel while idle needs no idle; an extra ``cancelled`` idle after it
-    reads as a second ending (a warning, with S14).
+    reads as a second ending (:class:`~.foreground.SnapshotsAreIdempotent`
+    warns about it under S14 and C7).
     """
 
     name = "CancelEndsWithCancelled"
     rules = ("C7", "C9")
     description = "work stopped by session/cancel ends with idle stopReason cancelled, never error"
     keys = ("note:session/cancel",)
-    armed = {"upd:state_update": ("active", "idle"), "res:session/close": ("active",), "close": ("active", "idle")}
-    fields = {"active": dict, "idle": dict}
+    armed = {"upd:state_update": ("active",), "res:session/close": ("active",), "close": ("active",)}
+    fields = {"active": dict}
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.active, o.conn)
-            drop_conn(b.idle, o.conn)
             return None
         key = (o.conn, o.sid)
         if o.shape == "response":
@@ -55,15 +55,11 @@ class CancelEndsWithCancelled(Monitor):
                 b.active.pop(key, None)
             return None
         if o.method == "session/cancel":
-            if o.dir == C2A and o.sid is not None:
-                if _busy(o.fg):
-                    b.active.setdefault(key, o.stamp)
-                elif o.fg == "idle":
-                    b.idle[key] = o.stamp
+            if o.dir == C2A and o.sid is not None and _busy(o.fg):
+                b.active.setdefault(key, o.stamp)
             return None
         if o.dir == C2A:
             return None
-        state = o.update.get("state")
         if o.ending and key in b.active:
             stamp = b.active.pop(key)
             reason = stop_reason(o.update)
@@ -74,12 +70,6 @@ class CancelEndsWithCancelled(Monitor):
             if reason != "cancelled":
                 return [warning(("C7",), f"{where} ended with stopReason {reason!r}, not cancelled (unless it "
                                          "had ended before the cancel was processed)", stamp, o.stamp)]
-            return None
-        if key in b.idle:
-            stamp = b.idle.pop(key)
-            if state == "idle" and stop_reason(o.update) == "cancelled":
-                return [warning(("C7",), f"a cancel while idle on {conn_name(o.conn)} was answered by another "
-                                         "idle cancelled: nothing was active, so nothing ended", stamp, o.stamp)]
         return None
 
     def end(self, b, complete, front=None):

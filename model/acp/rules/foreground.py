@@ -125,7 +125,7 @@ class SnapshotsAreIdempotent(Monitor):
     """
 
     name = "SnapshotsAreIdempotent"
-    rules = ("S14", "W13")
+    rules = ("S14", "W13", "C7")
     description = "repeated idle snapshots are not new completions and add no usage"
     keys = ("idle-snapshot", "usage")
     armed = {"ending": ("usage",), "close": ("usage",)}
@@ -149,9 +149,12 @@ class SnapshotsAreIdempotent(Monitor):
             return None
         out = []
         if o.window is None and u.get("stopReason") is not None:
-            out.append(warning(("S14",), f"idle after idle on {conn_name(o.conn)} carries stopReason "
-                                         f"{u.get('stopReason')!r}: a repeated snapshot, not a new completion",
-                               o.stamp))
+            rules = ("S14", "C7") if u.get("stopReason") == "cancelled" else ("S14",)
+            out.append(warning(rules, f"idle after idle on {conn_name(o.conn)} carries stopReason "
+                                      f"{u.get('stopReason')!r}: a repeated snapshot, not a new completion (a "
+                                      "cancel while idle ends nothing)" if rules[-1] == "C7" else
+                               f"idle after idle on {conn_name(o.conn)} carries stopReason "
+                               f"{u.get('stopReason')!r}: a repeated snapshot, not a new completion", o.stamp))
         if "usage" in u:
             last = b.usage.get(key)
             if last is not None and last[0] != _hashable(u["usage"]):

@@ -71,6 +71,34 @@ class ResponsesFollowInsertion(Monitor):
         return None
 
 
+class InsertedIdsDistinct(Monitor):
+    """P5 (exact, from ``insert``): every insertion gets a message ID never given to another.
+
+    The wire version (:class:`~.prompts.MessageIdsDistinct`) sees only the
+    IDs that successes carried; this one sees every insertion, including
+    those whose success was lost with its connection.
+    """
+
+    name = "InsertedIdsDistinct"
+    rules = ("P5",)
+    description = "every inserted message gets its own messageId, never given to another submission"
+    keys = ("int:insert",)
+    dialects = BOTH
+    needs = frozenset({INTERNAL})
+    events = ("insert",)
+    fields = {"ids": dict}
+
+    def on(self, b, o):
+        key = (o.data.get("session"), o.data.get("messageId"))
+        owner = (o.data.get("conn"), o.data.get("request"))
+        first = b.ids.get(key)
+        if first is not None and first[0] != owner:
+            return [violation(self.rules, f"message ID {key[1]} inserted again for another submission", first[1],
+                              o.stamp)]
+        b.ids.setdefault(key, (owner, o.stamp))
+        return None
+
+
 class WorkReportedByState(Monitor):
     """S2, S3, S5, E3: every piece of foreground work ends with one idle that names how it ended.
 
@@ -309,5 +337,5 @@ class ClientsLinkByResponse(Monitor):
         return None
 
 
-ALL = (ResponsesFollowInsertion, WorkReportedByState, HeldPromptsWithdrawnOnCancel, RetainedMessagesReplayed,
+ALL = (ResponsesFollowInsertion, InsertedIdsDistinct, WorkReportedByState, HeldPromptsWithdrawnOnCancel, RetainedMessagesReplayed,
        CommandsRunOnce, ClientsLinkByResponse)
