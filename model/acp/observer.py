@@ -332,9 +332,29 @@ class Frontend:
             o.stale = o.conn is not None and o.conn in b.gone
             return o
         conn = o.conn
-        o.dialect = b.dialect.get(conn, self.default)
+        o.dialect = b.dialect.get(conn, self.default) if b.dialect else self.default
         shape = o.shape
         extra = []
+        if o.update is not None and o.dir == A2C and o.sid is not None:
+            # the common case first: an agent's session/update
+            key = (conn, o.sid)
+            fg = b.fg.get(key)
+            fg = o.fg = fg[0] if fg is not None else None
+            if fg == "idle" and o.utype in _OUTPUT:
+                extra.append("output@idle")
+            if o.utype == "state_update":
+                self._state(b, o, key, extra)
+            if b.window:
+                window = b.window.get(key)
+                if window is not None:
+                    o.window = window
+                    if window[1] is not None:
+                        extra.append("replay")
+            if b.mixed:
+                extra.append("bridge")
+            if extra:
+                o.keys = o.keys + tuple(extra)
+            return o
         if shape == "request":
             self._request(b, o, extra)
         elif shape == "response":

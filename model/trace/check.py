@@ -206,16 +206,17 @@ class _Loads:
         return out
 
     def __call__(self, text: str, _ws=json.decoder.WHITESPACE.match):
-        start = _ws(text, 0).end()
+        start = 0 if text[:1] == "{" else _ws(text, 0).end()
         try:
             obj, end = self._scan(text, start)
         except StopIteration as err:
             raise json.JSONDecodeError("Expecting value", text, err.value) from None
         except RecursionError:
             raise ValueError("nested too deeply to read") from None
-        end = _ws(text, end).end()
-        if end != len(text):
-            raise json.JSONDecodeError("Extra data", text, end)
+        if end != len(text) and text[end:] != "\n":  # a record line ends at its newline; else only whitespace
+            end = _ws(text, end).end()
+            if end != len(text):
+                raise json.JSONDecodeError("Extra data", text, end)
         return obj
 
 
@@ -235,7 +236,7 @@ class _Checker:
         self.ons = [m.on for m in self.monitors]
         #: per arm (see Dispatch), a test of its monitor's book (does it have something to watch for?), and its result
         self.checks: list = []
-        self.live: list[bool] = []
+        self.live: set[int] = set()
         self.window: deque[CaptureRecord] = deque(maxlen=WINDOW)
         self.found: list[tuple] = []  # (monitor, finding, line, n, window)
         self.counts: dict[tuple[str, str], int] = {}
@@ -251,11 +252,12 @@ class _Checker:
         always, armed = self.dispatch.targets(o.keys, o.dialect)
         live = self.live
         if armed:
-            if len(live) < len(self.dispatch.arms):
+            if len(self.checks) < len(self.dispatch.arms):
                 self._new_arms()
-            extra = [i for i, arm in armed if live[arm]]
-            if extra:
-                always = always + extra
+            if live:
+                extra = [i for i, arm in armed if arm in live]
+                if extra:
+                    always = always + extra
         ons, books, arms_of, checks = self.ons, self.books, self.dispatch.arms_of, self.checks
         for i in always:  # NOTE: the monitor call is inlined here: it runs a few million times per capture
             b = books[i]
@@ -266,17 +268,21 @@ class _Checker:
             if arms_of[i]:
                 d = b.__dict__
                 for arm in arms_of[i]:
-                    live[arm] = checks[arm](d)
+                    if checks[arm](d):
+                        live.add(arm)
+                    else:
+                        live.discard(arm)
             if found:
                 for f in found:
                     self._report(self.monitors[i], f)
 
     def _new_arms(self) -> None:
         """Arms the dispatcher made for a new combination of keys: their tests, and their liveness now."""
-        for arm in range(len(self.live), len(self.dispatch.arms)):
+        for arm in range(len(self.checks), len(self.dispatch.arms)):
             i, fields = self.dispatch.arms[arm]
             self.checks.append(_any_of(fields))
-            self.live.append(self.checks[arm](self.books[i].__dict__))
+            if self.checks[arm](self.books[i].__dict__):
+                self.live.add(arm)
 
     def _failed(self, m, err: Exception, o: Obs) -> None:
         if isinstance(err, RecursionError):
@@ -350,12 +356,12 @@ class _Checker:
 
 
 def _any_of(fields):
-    """``book.__dict__ -> bool``: whether any of ``fields`` (``(name, position)`` pairs) is non-empty."""
-    names = tuple(name for name, _pos in fields)
-    if len(names) == 1:
-        name = names[0]
-        return lambda d: bool(d[name])
-    return lambda d: any(d[n] for n in names)
+    """``book.__dict__ -> bool``: whether any of ``fields`` (``(name, position)`` pairs) is non-empty.
+
+    Made as one expression (``bool(d["a"] or d["b"])``): it runs after every call of an armed monitor.
+    """
+    test = " or ".join(f"d[{name!r}]" for name, _pos in fields)
+    return eval(f"lambda d: bool({test})")  # noqa: S307 - the names are the monitors' own field names
 
 
 class _Format:

@@ -109,8 +109,15 @@ def _open_lines(path_or_file: PathOrFile) -> tuple[str, Iterator[bytes | str], I
     return name, iter(path_or_file), None
 
 
-def _check(obj, name: str, lineno: int, prev_seq: int | None) -> CaptureRecord:
+def _check(obj, name: str, lineno: int, prev_seq: int | None, _new=tuple.__new__) -> CaptureRecord:
     """Validate one parsed line; raise CaptureError on the first problem."""
+    # NOTE: the common well-formed record first, cheaply (the trace checker reads millions of them)
+    seq = obj.get("seq") if obj.__class__ is dict else None
+    if seq.__class__ is int and (prev_seq is None or seq > prev_seq):
+        conn, direction, msg, t = obj.get("conn"), obj.get("dir"), obj.get("msg"), obj.get("t")
+        if conn.__class__ is str and msg.__class__ is dict and direction in DIRECTIONS and \
+                (t is None or t.__class__ is float or t.__class__ is int):
+            return _new(CaptureRecord, (seq, None if t is None else float(t), conn, direction, msg, None, lineno))
     if not isinstance(obj, dict):
         raise CaptureError(name, lineno, f"not a capture record: expected a JSON object, got {_json_type(obj)}")
     if "seq" not in obj:

@@ -176,7 +176,8 @@ class ReplayKeepsIds(Monitor):
     description = "a replayed retained message carries the ID it was inserted under"
     keys = USER_UPDATES + ("res:session/resume",)
     armed = {"close": ("entries",)}
-    fields = {"known": dict, "user": dict, "after": dict, "by_content": dict, "last": dict, "entries": dict,
+    #: ``live``: (session, ID) -> (first block, previous user ID, next user ID) of the live user messages
+    fields = {"live": dict, "by_content": dict, "last": dict, "entries": dict,
               "where": dict, "count": dict}
     LIMIT = 4096
 
@@ -193,20 +194,21 @@ class ReplayKeepsIds(Monitor):
         kind, chunk = MESSAGE_UPDATES[o.utype]
         if o.window is not None and o.window[1] is not None:
             return self._entry(b, o, kind, mid, _first_block(o.update, chunk), chunk)
-        if (o.sid, mid) in b.known:
+        live = b.live
+        key = (o.sid, mid)
+        if key in live:
             return None  # another chunk or update of a message already placed
-        b.known[(o.sid, mid)] = True
         prev = b.last.get(o.sid)
         sig = _first_block(o.update, chunk)
+        live[key] = (sig, prev, None)
         if sig is not None:
-            b.user[(o.sid, mid)] = (sig, prev)
             b.by_content[(o.sid, sig)] = mid
-        if prev is not None:
-            b.after[(o.sid, prev[1])] = (kind, mid)
-        b.last[o.sid] = (kind, mid)
-        if len(b.known) > self.LIMIT:
-            for table in (b.known, b.user, b.after, b.by_content):
-                bound(table, self.LIMIT // 2)
+        if prev is not None and (o.sid, prev) in live:
+            live[(o.sid, prev)] = live[(o.sid, prev)][:2] + (mid,)
+        b.last[o.sid] = mid
+        if len(live) > self.LIMIT:
+            bound(live, self.LIMIT // 2)
+            bound(b.by_content, self.LIMIT // 2)
         return None
 
     def _entry(self, b, o, kind, mid, sig, chunk):
@@ -223,7 +225,7 @@ class ReplayKeepsIds(Monitor):
                 return [warning(("R6",), f"replay on {conn_name(o.conn)} sends {kind} message {mid} again after "
                                          "other messages: one ID for two history entries?", o.stamp)]
             return None
-        b.entries[ckey + (n,)] = (kind, mid, sig, kind == "user" and (o.sid, mid) not in b.known, o.stamp)
+        b.entries[ckey + (n,)] = (kind, mid, sig, (o.sid, mid) not in b.live, o.stamp)
         b.where[ckey + (kind, mid)] = n
         b.count[ckey] = n + 1
         return None
@@ -242,19 +244,18 @@ class ReplayKeepsIds(Monitor):
             if kind != "user" or not new or sig is None:
                 continue
             old = b.by_content.get((o.sid, sig))
-            if old is None or ("user", old) in carried or (o.sid, old) not in b.user:
+            if old is None or ("user", old) in carried or (o.sid, old) not in b.live:
                 continue
-            _sig, live_prev = b.user[(o.sid, old)]
-            before = entries[i - 1][:2] if i else None
-            after = entries[i + 1][:2] if i + 1 < len(entries) else None
-            in_place = before == live_prev or (after is not None and after == b.after.get((o.sid, old)))
+            _sig, live_prev, live_next = b.live[(o.sid, old)]
+            before = entries[i - 1][1] if i else None
+            after = entries[i + 1][1] if i + 1 < len(entries) else None
+            in_place = before == live_prev or (after is not None and after == live_next)
             make = violation if in_place else warning
             out.append(make(("R5",), f"replay on {conn_name(o.conn)} reports {mid}, a new ID, with the content of "
                                      f"{old}, which it does not carry" + (" and in its place" if in_place else ""),
                             stamp, o.stamp))
-        for kind, mid, _s, _n, _t in entries:
-            if kind == "user":
-                b.known[(o.sid, mid)] = True
+        for _kind, mid, sig, _n, _t in entries:
+            b.live.setdefault((o.sid, mid), (sig, None, None))
         return out
 
 
