@@ -233,6 +233,7 @@ class _Checker:
         self.monitors = make_monitors(switches, internal_events=internal)
         self.books = [new_book(m.fields) for m in self.monitors]
         self.dispatch = Dispatch(self.monitors)
+        self.targets, self.arms_of, self.feed = self.dispatch.targets, self.dispatch.arms_of, self.frontend.feed
         self.ons = [m.on for m in self.monitors]
         #: per arm (see Dispatch), a test of its monitor's book (does it have something to watch for?), and its result
         self.checks: list = []
@@ -248,8 +249,8 @@ class _Checker:
     # -- observations ------------------------------------------------------------
 
     def run(self, o: Obs) -> None:
-        self.frontend.feed(self.fbook, o)
-        always, armed = self.dispatch.targets(o.keys, o.dialect)
+        self.feed(self.fbook, o)
+        always, armed = self.targets(o.keys, o.dialect)
         live = self.live
         if armed:
             if len(self.checks) < len(self.dispatch.arms):
@@ -258,7 +259,9 @@ class _Checker:
                 extra = [i for i, arm in armed if arm in live]
                 if extra:
                     always = always + extra
-        ons, books, arms_of, checks = self.ons, self.books, self.dispatch.arms_of, self.checks
+        if not always:
+            return
+        ons, books, arms_of, checks = self.ons, self.books, self.arms_of, self.checks
         for i in always:  # NOTE: the monitor call is inlined here: it runs a few million times per capture
             b = books[i]
             try:
@@ -299,6 +302,10 @@ class _Checker:
         if rec.conn not in self.labels:
             self._connection(rec.conn, rec.seq)
         o = Obs("msg", rec.conn, rec.dir, rec.seq, rec.msg)
+        if rec.msg is not None and not repeated:
+            classify(o)
+            self.run(o)
+            return
         if rec.msg is None:
             o.shape = "invalid"
             o.problem = f"not a JSON object: {(rec.raw or '')[:60]!r}"
