@@ -190,3 +190,22 @@ def test_witness_runs_are_written_like_counterexamples(tmp_path):
     assert "witness echo_before_response" in Path(files["echo_before_response"][0]).read_text()
     code, _, err = run("check", "--scenario", "report-order", "--witness", "nope")
     assert code == 2 and "unknown witness nope" in err
+
+
+def test_rules_json_lists_every_rule_with_its_monitors_and_mutants():
+    code, out, err = run("rules", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 129
+    for row in rows:
+        assert {"id", "text", "strength", "checkable", "monitors", "mutants"} <= set(row)
+    by_id = {r["id"]: r for r in rows}
+    musts = [r for r in rows if "MUST" in r["strength"] and r["checkable"] in ("yes", "yes*")]
+    assert len(musts) == 56 and all(r["monitors"] for r in musts)
+    assert by_id["P5"]["mutants"] == ["reused-id"] and "MessageIdsDistinct" in by_id["P5"]["monitors"]
+
+
+def test_rules_one_id_and_an_unknown_one():
+    code, out, _ = run("rules", "R7")
+    assert code == 0 and out.startswith("R7 ") and "ReplayResetsBeforeChunks" in out and "replay-without-reset" in out
+    code, out, err = run("rules", "Z9")
+    assert code == 2 and "unknown rule 'Z9'" in err and len(err.strip().splitlines()) == 1

@@ -100,7 +100,7 @@ def test_deep_json_gets_a_verdict_in_trace_check(tmp_path):
     path.write_text(good + "\n" + f'{{"seq":2,"conn":"c1","dir":"client->agent","msg":{deep}}}\n' + deep + "\n")
     code, out, err, obj = contract("trace", "check", str(path), "--json")
     assert code == 1 and obj["verdict"] == "violated"
-    assert {v["property"] for v in obj["violations"]} >= {"WireShape", "CaptureFormat"}
+    assert {v["property"] for v in obj["violations"]} >= {"WellFormedJsonRpc", "CaptureFormat"}
     first = tmp_path / "first.jsonl"
     first.write_text(deep + "\n")
     err, obj = one_error("trace", "check", str(first), "--json")
@@ -115,7 +115,7 @@ def test_capture_text_is_escaped_for_the_terminal(tmp_path):
     assert code == 1
     assert "\u001b" not in out and "\u202e" not in out and "\u0007" not in out
     assert "\\x1b" in out
-    violation_lines = [line for line in out.splitlines() if "WireShape" in line]
+    violation_lines = [line for line in out.splitlines() if "WellFormedJsonRpc" in line]
     assert len(violation_lines) == 1 and "fake: holds" in violation_lines[0]  # the raw newline stayed inside
 
 

@@ -1,4 +1,4 @@
-"""`acplab trace check`: model counterexamples fed back, v1 SDK captures, hand-written v2 captures, bad input."""
+"""`acplab trace check`: real SDK traffic, the issue's hand-written captures, dialects, completeness, sidecars, bad input."""
 
 import json
 import subprocess
@@ -7,197 +7,265 @@ from pathlib import Path
 
 import pytest
 
-from acplab.model.acp.killers import Claim, reproduce
-from acplab.model.acp.model import AcpModel
-from acplab.model.wire.capture import dump_capture
-from acplab.model.app.checking import acp_model, complete_path
 from acplab.model.errors import InputError
-from acplab.model.engine import Limits, Path as ExplorePath, explore
-from acplab.model.acp.monitors import ALL_MONITORS
-from acplab.model.render.traces import wire_records
-from acplab.model.acp.scenarios import SCENARIOS
-from acplab.model.acp.spec import FINDINGS, MUTANTS
 from acplab.model.trace.check import check_capture
+from acplab.model.trace.sidecar import write_sidecar
 from acplab.model.app.tracing import check_and_write
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
+SDK = FIXTURES / "sdk"
 V2 = FIXTURES / "v2"
-BY_NAME = {m.name: m for m in ALL_MONITORS}
+LABELS = json.loads((SDK / "labels.json").read_text())
 
 
-def _capture(model, path, dest: Path) -> Path:
-    dump_capture(wire_records(path.actions_with_effects()), dest)
-    return dest
+def _rules(result, level="violation"):
+    found = result.violations if level == "violation" else result.warnings
+    return {r for v in found for r in v.rules}
 
 
 def _props(result):
     return {v.property for v in result.violations}
 
 
-# --------------------------------------------------------------------------- model counterexamples
+def _write(tmp_path, records, name="x.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
 
 
-@pytest.mark.parametrize("name", sorted({**MUTANTS, **FINDINGS}))
-def test_mutant_counterexample_is_flagged_when_wire_checkable(name, tmp_path):
-    spec = {**MUTANTS, **FINDINGS}[name]
-    scenarios = [s for s in SCENARIOS.values() if name in s.catches]
-    assert scenarios, f"no scenario catches {name}"
-    violation = None
-    for sc in scenarios:  # the monitor alone, so that another rule breaking first cannot hide it
-        model = AcpModel(spec, sc.bounds)
-        violation = reproduce(Claim(spec.breaks, name, sc.name))
-        if violation is not None:
-            break
-    assert violation is not None, f"{name}: the explorer did not find {spec.breaks}"
-    capture = _capture(model, violation.path, tmp_path / f"{name}.jsonl")
-    result = check_capture(capture)
-    monitor = BY_NAME[spec.breaks]
-    if monitor.wire and monitor.name not in _props(result):
-        # The model may stop at an internal event (DistinctMessageIds fires at the insertion that
-        # reuses an ID, before the second success is sent): let the run go on until the wire shows it.
-        *head, (action, last) = violation.path.steps
-        cut_short = ExplorePath(violation.path.initial, (*head, (action, last._replace(violation=None))),
-                                violation.path.ordinals)
-        capture = _capture(model, complete_path(model, cut_short), tmp_path / f"{name}-completed.jsonl")
-        result = check_capture(capture)
-    if monitor.wire:
-        hits = [v for v in result.violations if v.property == monitor.name]
-        assert hits, f"{name}: {monitor.name} not flagged; got {[v.explanation for v in result.violations]}"
-        assert all(tuple(v.rules) == tuple(monitor.rules) and v.seq for v in hits)
-    else:
-        assert (monitor.name, tuple(monitor.rules)) in result.not_checkable
-        assert result.to_json()["complete"] is True
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("scenario", ["report-order", "identical-prompts", "replay-identity", "streamed-replay",
-                                      "failure-after-insertion", "tool-failure", "local-command",
-                                      "retained-command", "resume-while-running", "permission-cancel"])
-def test_rfd_witness_paths_hold(scenario, tmp_path):
-    model, _ = acp_model("rfd", scenario)
-    result = explore(model, Limits(max_seconds=10))
-    assert result.witnesses and all(p is not None for p in result.witnesses.values())
-    for name, path in result.witnesses.items():
-        capture = _capture(model, complete_path(model, path), tmp_path / f"{name}.jsonl")
-        checked = check_capture(capture)
-        assert checked.verdict == "holds", (scenario, name, [v.explanation for v in checked.violations])
-        assert check_capture(capture, fast=False).verdict == "holds"
+# --------------------------------------------------------------------------- the SDK corpus
 
 
-def test_streaming_monitors_agree_with_the_model_monitors(tmp_path):
-    """The checker's streaming re-implementations flag exactly what the model's monitors flag."""
-    files = sorted(V2.glob("*.jsonl")) + sorted(FIXTURES.glob("sdk_v1_*.jsonl"))
-    for name in ("reused-id", "replay-without-reset"):
-        spec = MUTANTS[name]
-        sc = next(s for s in SCENARIOS.values() if name in s.catches)
-        model = AcpModel(spec, sc.bounds)
-        for v in explore(model, Limits(max_seconds=20), stop_on_violation=True).violations:
-            files.append(_capture(model, v.path, tmp_path / f"{name}.jsonl"))
-    for f in files:
-        for spec in ("rfd", "v2-draft"):
-            fast, generic = check_capture(f, spec), check_capture(f, spec, fast=False)
-            assert _props(fast) == _props(generic), f
-            assert [v.explanation for v in fast.violations if v.property != "AcceptedMessageReportedLive"] == \
-                   [v.explanation for v in generic.violations if v.property != "AcceptedMessageReportedLive"], f
+def test_sdk_corpus_agrees_with_every_label():
+    """57 real captures (TypeScript SDK 2.4.0, v2; Python SDK 0.12.1, v1), labelled from RULES.md."""
+    agree = {"v1": 0, "v2": 0}
+    misses = []
+    for e in LABELS:
+        result = check_capture(SDK / e["file"], complete=e["complete"])
+        ok = result.verdict == e["expected"] and set(e["violations"]) <= _rules(result)
+        agree[e["dialect"]] += ok
+        if not ok:
+            misses.append((e["file"], result.verdict, sorted(_rules(result))))
+    assert misses == []
+    assert agree == {"v2": 49, "v1": 8}
 
 
-# --------------------------------------------------------------------------- v1 SDK captures
-
-
-V1_FILES = sorted(FIXTURES.glob("sdk_v1_*.jsonl"))
-
-
-@pytest.mark.parametrize("path", V1_FILES, ids=lambda p: p.stem)
-def test_v1_sdk_captures_hold_as_v1(path):
-    result = check_capture(path, "v1")
+@pytest.mark.parametrize("entry", [e for e in LABELS if e["expected"] == "holds"], ids=lambda e: e["file"])
+def test_conformant_sdk_captures_hold_under_their_own_version(entry):
+    result = check_capture(SDK / entry["file"], complete=True)
     assert result.verdict == "holds", [v.explanation for v in result.violations]
-    assert result.messages > 0 and result.skipped == 2  # initialize and its response
+    assert result.dialect == entry["dialect"] and result.dialect_source == "initialize"
+    assert not [w for w in result.warnings if w.property == "Unjudgeable"]
 
 
-@pytest.mark.parametrize("path", V1_FILES, ids=lambda p: p.stem)
-def test_v1_end_of_turn_response_is_flagged_by_rfd(path):
-    result = check_capture(path, "rfd")
-    ends = [json.loads(line) for line in path.read_text().splitlines() if '"stopReason"' in line]
-    flagged = [v for v in result.violations if v.property == "WireShape"]
-    assert [v.seq for v in flagged] == [[e["seq"]] for e in ends]
-    assert all(v.rules == ("P4", "W1") for v in flagged)
-    assert result.exit_code == (1 if ends else 0)
+@pytest.mark.parametrize("entry", [e for e in LABELS if e["warnings"]], ids=lambda e: e["file"])
+def test_labelled_warnings_are_warned_about(entry):
+    result = check_capture(SDK / entry["file"], complete=True)
+    assert set(entry["warnings"]) <= _rules(result, "warning")
 
 
-def test_v1_monitors_catch_a_bad_stop_reason_and_a_missing_answer(tmp_path):
-    lines = (FIXTURES / "sdk_v1_normal_turn.jsonl").read_text().splitlines()
-    bad = lines[:-1] + [lines[-1].replace('"end_turn"', '"error"')]
-    (tmp_path / "bad.jsonl").write_text("\n".join(bad) + "\n")
-    (tmp_path / "open.jsonl").write_text("\n".join(lines[:-1]) + "\n")
-    assert _props(check_capture(tmp_path / "bad.jsonl", "v1")) == {"V1StopReasonClosedEnum"}
-    found = {v.property: v for v in check_capture(tmp_path / "open.jsonl", "v1").violations}
-    assert set(found) == {"V1EveryPromptAnsweredOnce", "EveryPromptAnswered"}  # the v1 and the general rule
-    v = found["V1EveryPromptAnsweredOnce"]
-    assert (v.property, v.rules, v.seq) == ("V1EveryPromptAnsweredOnce", ("W14", "B6"), [5])
-
-
-# --------------------------------------------------------------------------- hand-written v2 captures
-
-
-@pytest.mark.parametrize("path", sorted(V2.glob("ok_*.jsonl")), ids=lambda p: p.stem)
-def test_conformant_v2_captures_hold(path):
-    result = check_capture(path)
-    assert result.verdict == "holds", [v.explanation for v in result.violations]
-    assert result.exit_code == 0
-
-
-@pytest.mark.parametrize("stem, prop, rules, seq", [
-    ("bad_duplicate_message_id", "DistinctMessageIds", ("P5",), [7, 13]),
-    ("bad_missing_message_id", "WireShape", ("P4", "W1"), [7]),
-    ("bad_replay_without_reset", "ReplayResetsBeforeChunks", ("R7", "R8"), [10, 11]),
-    ("bad_response_never_reported", "AcceptedMessageReportedLive", ("U1",), [7]),
-    ("bad_idle_with_tool_in_progress", "ToolCallsTerminalBeforeIdle", ("E6", "S6", "C8"), [10, 11]),
-])
-def test_violating_v2_captures_are_flagged_at_the_right_seq(stem, prop, rules, seq, tmp_path):
-    result = check_and_write(V2 / f"{stem}.jsonl", out=str(tmp_path / "out"))
+def test_violation_seqs_point_at_the_offending_messages():
+    result = check_capture(SDK / "v2/neg_error_after_user_message.jsonl")
     [v] = result.violations
-    assert (v.property, v.rules, v.seq) == (prop, rules, seq)
-    mmd, jsonl = map(Path, v.files)
-    assert mmd.read_text().startswith("---") and "sequenceDiagram" in mmd.read_text()
-    assert f"✗ {seq[-1]}:" in mmd.read_text()
-    # the window is itself a capture that reads back
-    assert [json.loads(x)["seq"] for x in jsonl.read_text().splitlines()][-1] >= seq[-1]
+    assert (v.property, v.rules, v.seq, v.level) == ("PromptOutcomesMatchInsertion", ("E2", "E1"), [7, 8], "violation")
 
 
-def test_v2_draft_accepts_an_empty_prompt_result():
-    assert check_capture(V2 / "bad_missing_message_id.jsonl", "v2-draft").verdict == "holds"
+# --------------------------------------------------------------------------- the issue's hand-written captures
 
 
-def test_json_fields_and_not_checkable():
-    data = check_capture(V2 / "bad_duplicate_message_id.jsonl").to_json()
-    for key in ("spec", "verdict", "complete", "messages", "seconds", "violations", "not_checkable", "states",
-                "transitions"):
-        assert key in data
-    [v] = data["violations"]
-    assert set(v) >= {"property", "rules", "seq", "line", "explanation", "files"}
-    internal = {m.name for m in ALL_MONITORS if not m.wire}
-    assert {x["property"] for x in data["not_checkable"]} == internal
-    assert {x["property"] for x in data["checked"]} >= {m.name for m in ALL_MONITORS if m.wire}
+BASE = _records(SDK / "v2/ok_response_before_user_message.jsonl")  # initialize .. idle end_turn, seq 1..11
+
+
+def _renumber(records):
+    return [dict(r, seq=k) for k, r in enumerate(records, 1)]
+
+
+def _update(u, seq=0):
+    return {"seq": seq, "conn": "c1", "dir": "agent->client",
+            "msg": {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sess_1", "update": u}}}
+
+
+def test_error_response_after_user_message_and_running_is_e2(tmp_path):
+    recs = [r for r in BASE if r["seq"] != 7]  # no success ...
+    error = {"seq": 0, "conn": "c1", "dir": "agent->client",
+             "msg": {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "boom"}}}
+    recs.insert(recs.index(next(r for r in recs if r["seq"] == 8)) + 1, error)  # ... an error after user_message
+    result = check_capture(_write(tmp_path, _renumber(recs)))
+    assert result.verdict == "violated" and {"E1", "E2"} <= _rules(result)
+
+
+def test_response_held_until_after_idle_is_the_p2_smell(tmp_path):
+    recs = [r for r in BASE if r["seq"] != 7] + [next(r for r in BASE if r["seq"] == 7)]
+    result = check_capture(_write(tmp_path, _renumber(recs)), complete=True)
+    assert result.verdict == "holds" and "P2" in _rules(result, "warning")
+
+
+def test_two_idles_after_one_running_is_a_snapshot_warning(tmp_path):
+    result = check_capture(_write(tmp_path, _renumber(BASE + [BASE[-1]])), complete=True)
+    assert result.verdict == "holds" and "S14" in _rules(result, "warning")
+
+
+def test_error_objects_without_code_break_w9(tmp_path):
+    idle = _update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
+                    "error": {"message": "quota"}})
+    result = check_capture(_write(tmp_path, _renumber(BASE[:-1] + [idle])))
+    assert {"E5", "W9"} <= _rules(result)
+    recs = [r for r in BASE if r["seq"] != 7]
+    recs.insert(6, {"seq": 0, "conn": "c1", "dir": "agent->client",
+                    "msg": {"jsonrpc": "2.0", "id": 2, "error": {"message": "no code"}}})
+    result = check_capture(_write(tmp_path, _renumber(recs), "y.jsonl"))
+    assert "W9" in _rules(result)
+
+
+# --------------------------------------------------------------------------- wire strictness
+
+
+def test_repeated_member_names_are_flagged(tmp_path):
+    lines = (SDK / "v2/ok_response_before_user_message.jsonl").read_text().splitlines()
+    lines[6] = lines[6].replace('"result":{"messageId":"msg_u1"}', '"result":{"messageId":"msg_u1","messageId":"x"}')
+    assert '"messageId":"x"' in lines[6]
+    path = tmp_path / "dup.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    result = check_capture(path)
+    [v] = result.violations
+    assert v.property == "WellFormedJsonRpc" and "repeated member" in v.explanation and v.seq == [7]
+
+
+def test_a_prompt_without_id_breaks_w11(tmp_path):
+    recs = [dict(r) for r in BASE[:5]]
+    recs[4] = dict(recs[4], msg={k: v for k, v in recs[4]["msg"].items() if k != "id"})
+    result = check_capture(_write(tmp_path, recs))
+    assert "W11" in _rules(result) and "RequestsCarryValidIds" in _props(result)
+
+
+def test_deep_nesting_gets_a_verdict_not_a_traceback(tmp_path):
+    deep = "[" * 200_000 + "]" * 200_000
+    text = (SDK / "v2/ok_response_before_user_message.jsonl").read_text()
+    lines = text.splitlines()
+    lines.insert(4, '{"seq": 5, "conn": "c1", "dir": "client->agent", "msg": {"jsonrpc": "2.0", "x": ' + deep + "}}")
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    result = check_capture(path)
+    assert result.verdict == "violated"
+    assert [v.property for v in result.violations] == ["CaptureFormat"] and "nested too deeply" in \
+        result.violations[0].explanation
+    # nested less deeply: read, and judged without a traceback
+    medium = {"type": "text", "text": "x", "annotations": {}}
+    node = medium["annotations"]
+    for _ in range(900):
+        node["n"] = {}
+        node = node["n"]
+    recs = [dict(r) for r in BASE]
+    recs[4] = json.loads(json.dumps(recs[4]))
+    recs[4]["msg"]["params"]["prompt"] = [medium]
+    sys.setrecursionlimit(10_000)
+    path = tmp_path / "medium.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert check_capture(path).verdict in ("holds", "violated")
+
+
+# --------------------------------------------------------------------------- dialects
+
+
+def test_v1_traffic_is_judged_by_v1_rules():
+    result = check_capture(SDK / "v1/v1_normal_turn.jsonl", complete=True)
+    assert result.verdict == "holds" and result.dialect == "v1" and result.dialect_source == "initialize"
+    bad = check_capture(SDK / "v1/v1_stop_reason_error.jsonl")
+    assert "W14" in _rules(bad)
+
+
+def test_spec_forces_a_dialect_on_every_connection():
+    forced = check_capture(SDK / "v1/v1_normal_turn.jsonl", "rfd")
+    assert forced.dialect_source == "--spec" and {"P4", "W1"} <= _rules(forced)
+    assert check_capture(SDK / "v2/neg_missing_message_id.jsonl", "v2-draft").verdict == "holds"
+    draft = check_capture(SDK / "v2/neg_idle_without_stop_reason.jsonl", "v2-draft")
+    assert "S5" in _rules(draft)  # the 2026-08 docs: MUST
 
 
 def test_unknown_spec_is_an_input_error():
     with pytest.raises(InputError, match="unknown trace spec 'v3'"):
-        check_capture(V2 / "ok_identical_prompts.jsonl", "v3")
+        check_capture(SDK / "v2/ok_tool_calls.jsonl", "v3")
 
 
-def test_out_never_overwrites(tmp_path):
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    result = check_and_write(V2 / "bad_duplicate_message_id.jsonl", out=str(out))
-    assert (out / "keep.txt").read_text() == "mine"
-    assert result.out_dir and Path(result.out_dir) != out and Path(result.violations[0].files[0]).exists()
+# --------------------------------------------------------------------------- completeness and sidecars
+
+
+def test_obligations_open_at_the_end_are_violations_only_when_complete():
+    path = SDK / "v2/neg_running_never_idle.jsonl"
+    open_end = check_capture(path)
+    assert open_end.verdict == "holds" and {"S2"} <= _rules(open_end, "warning")
+    complete = check_capture(path, complete=True)
+    assert complete.verdict == "violated" and "S2" in _rules(complete) and complete.to_json()["complete"] is True
+
+
+def test_the_sidecar_feeds_internal_rules(tmp_path):
+    path = SDK / "v2/ok_response_before_user_message.jsonl"
+    without = check_capture(path)
+    assert "ResponsesFollowInsertion" in {n for n, _r, _e in without.not_checkable}
+    events = tmp_path / "events.jsonl"
+    # the agent claims it inserted msg_u1 only after it answered: an early success (P3)
+    write_sidecar([(4, "work_start", {"session": "sess_1"}),
+                   (8, "insert", {"session": "sess_1", "messageId": "msg_u1", "conn": "c1", "request": 2}),
+                   (11, "work_end", {"session": "sess_1", "reason": "end_turn"})], events)
+    result = check_capture(path, internal=events, complete=True)
+    assert "ResponsesFollowInsertion" not in {n for n, _r, _e in result.not_checkable}
+    assert {"P3"} <= _rules(result) and result.to_json()["internal"] == str(events)
+    write_sidecar([(5, "insert", {"session": "sess_1", "messageId": "msg_u1", "conn": "c1", "request": 2}),
+                   (5, "work_start", {"session": "sess_1"}), (11, "work_end", {"session": "sess_1", "reason": "end_turn"})],
+                  events)
+    assert check_capture(path, internal=events, complete=True).verdict == "holds"
+
+
+@pytest.mark.parametrize("line, needle", [
+    ("not json", ":1: not a JSON object"),
+    ('{"event": "insert"}', ":1: 'after' must be a seq number"),
+    ('{"after": 3, "event": "teleport"}', ":1: unknown event 'teleport'"),
+])
+def test_a_bad_sidecar_is_an_input_error(tmp_path, line, needle):
+    events = tmp_path / "events.jsonl"
+    events.write_text(line + "\n")
+    with pytest.raises(InputError, match=needle):
+        check_capture(SDK / "v2/ok_tool_calls.jsonl", internal=events)
+
+
+# --------------------------------------------------------------------------- the old hand-written v2 captures
+
+
+@pytest.mark.parametrize("path", sorted(V2.glob("ok_*.jsonl")), ids=lambda p: p.stem)
+def test_conformant_v2_captures_hold(path):
+    result = check_capture(path, complete=True)
+    assert result.verdict == "holds", [v.explanation for v in result.violations]
+
+
+@pytest.mark.parametrize("stem, prop, rules, seq", [
+    ("bad_duplicate_message_id", "MessageIdsDistinct", ("P5",), [7, 13]),
+    ("bad_missing_message_id", "PromptResultCarriesMessageId", ("P4", "W1"), [7]),
+    ("bad_replay_without_reset", "ReplayResetsBeforeChunks", ("R7", "R8"), [10, 11]),
+    ("bad_response_never_reported", "AcceptedMessagesReportedLive", ("U1", "P3"), [7]),
+])
+def test_violating_v2_captures_are_flagged_at_the_right_seq(stem, prop, rules, seq, tmp_path):
+    result = check_and_write(V2 / f"{stem}.jsonl", out=str(tmp_path / "out"), complete=True)
+    [v] = result.violations
+    assert (v.property, v.rules, v.seq) == (prop, rules, seq)
+    mmd, jsonl = map(Path, v.files)
+    assert mmd.read_text().startswith("---") and "sequenceDiagram" in mmd.read_text()
+    assert [json.loads(x)["seq"] for x in jsonl.read_text().splitlines()][-1] >= seq[-1]
+
+
+def test_a_tool_left_running_at_idle_is_a_warning_without_background():
+    result = check_capture(V2 / "bad_idle_with_tool_in_progress.jsonl", complete=True)
+    assert result.verdict == "holds" and "S6" in _rules(result, "warning")
 
 
 def test_labels_other_than_model_names_appear_in_sentences(tmp_path):
     text = (V2 / "bad_response_never_reported.jsonl").read_text().replace('"conn": "c1"', '"conn": "editor-A"')
     (tmp_path / "x.jsonl").write_text(text)
-    [v] = check_capture(tmp_path / "x.jsonl").violations
+    [v] = check_capture(tmp_path / "x.jsonl", complete=True).violations
     assert "accepted on editor-A" in v.explanation
 
 
@@ -206,8 +274,8 @@ def test_request_id_reuse_while_pending(tmp_path):
     dup = json.loads(lines[4])
     dup["seq"] = 100
     (tmp_path / "x.jsonl").write_text("\n".join(lines[:5] + [json.dumps(dup)]) + "\n")
-    props = _props(check_capture(tmp_path / "x.jsonl"))
-    assert "RequestIdsUniqueWhilePending" in props
+    result = check_capture(tmp_path / "x.jsonl")
+    assert "ResponsesMatchRequests" in _props(result) and "P19" in _rules(result)
 
 
 # --------------------------------------------------------------------------- the command line
@@ -222,43 +290,55 @@ def run(*args):
 GOOD = (V2 / "ok_response_before_user_message.jsonl").read_text().splitlines()
 
 
-def test_cli_holds_and_violated():
-    code, out, err = run(V2 / "ok_two_connections.jsonl")
-    assert code == 0 and out.startswith("holds:") and "not checkable from the wire:" in out
-    code, out, _ = run(V2 / "bad_duplicate_message_id.jsonl", "--json")
+def test_cli_holds_violated_and_json_fields():
+    code, out, _ = run(V2 / "ok_two_connections.jsonl")
+    assert code == 0 and out.startswith("holds:") and "dialect v2 from initialize" in out
+    code, out, _ = run(SDK / "v2/neg_duplicate_message_id.jsonl", "--json")
     data = json.loads(out)
     assert code == 1 and data["verdict"] == "violated" and data["violations"][0]["seq"] == [7, 13]
-    code, out, _ = run(FIXTURES / "sdk_v1_normal_turn.jsonl", "--spec", "v1")
-    assert code == 0
+    for key in ("spec", "verdict", "complete", "dialect", "messages", "seconds", "violations", "warnings",
+                "not_checkable", "checked", "states", "transitions"):
+        assert key in data
+    assert set(data["violations"][0]) >= {"property", "level", "rules", "seq", "line", "explanation", "files"}
+    assert data["dialect"] == {"used": "v2", "source": "initialize", "connections": {"c1": "v2"}}
+    assert all(x["needs"] for x in data["not_checkable"])
 
 
-@pytest.mark.parametrize("content, code, needle", [
-    ("", 2, "empty capture"),
-    ("\n\n  \n", 2, "empty capture"),
-    ("this is not json\n" + "\n".join(GOOD), 2, ":1: not JSON"),
-    ('{"hello": 1}\n', 2, ":1: missing 'seq'"),
-    ("[1, 2]\n", 2, ":1: not a capture record"),
-    ('{"seq": 1, "conn": "c1", "dir": "sideways", "msg": {}}\n', 2, ":1: unknown 'dir'"),
+def test_cli_complete_quiet_and_spec():
+    path = SDK / "v2/neg_running_never_idle.jsonl"
+    code, out, _ = run(path)
+    assert code == 0 and "warning  WorkEndsWithIdle [S2, S3]" in out
+    code, quiet, _ = run(path, "-q")  # -q is the same on every command: stdout and the exit code do not change
+    assert code == 0 and quiet.splitlines()[1:] == out.splitlines()[1:]
+    code, out, _ = run(path, "--complete")
+    assert code == 1 and "violated WorkEndsWithIdle [S2, S3]" in out
+    code, out, _ = run(SDK / "v1/v1_normal_turn.jsonl", "--spec", "v1")
+    assert code == 0 and "dialect v1 forced by --spec" in out
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("", "empty capture"),
+    ("\n\n  \n", "empty capture"),
+    ("this is not json\n" + "\n".join(GOOD), ":1: not JSON"),
+    ('{"hello": 1}\n', ":1: missing 'seq'"),
+    ('{"seq": 1, "conn": "c1", "dir": "sideways", "msg": {}}\n', ":1: unknown 'dir'"),
 ])
-def test_cli_not_a_capture_is_one_line_exit_2(tmp_path, content, code, needle):
+def test_cli_not_a_capture_is_one_line_exit_2(tmp_path, content, needle):
     f = tmp_path / "x.jsonl"
     f.write_text(content)
     got, out, err = run(f)
-    assert got == code and needle in err and len(err.strip().splitlines()) == 1
+    assert got == 2 and needle in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err and out == ""
 
 
 @pytest.mark.parametrize("bad, needle", [
     ("not json at all", ":7: not JSON"),
     ('{"seq": 99, "conn": "c1", "msg": {}}', ":7: missing 'dir'"),
-    ('{"conn": "c1", "dir": "client->agent", "msg": {}}', ":7: missing 'seq'"),
     ('{"seq": 2, "conn": "c1", "dir": "client->agent", "msg": {"jsonrpc": "2.0", "method": "x"}}', ":7: seq 2 out of order"),
-    ('{"seq": 50, "conn": "c1", "dir": "upward", "msg": {}}', ":7: unknown 'dir'"),
 ])
 def test_cli_bad_line_inside_a_capture_is_reported_and_checking_goes_on(tmp_path, bad, needle):
-    lines = GOOD[:6] + [bad, ""] + GOOD[6:]
     f = tmp_path / "x.jsonl"
-    f.write_text("\n".join(lines) + "\n")
+    f.write_text("\n".join(GOOD[:6] + [bad, ""] + GOOD[6:]) + "\n")
     code, out, err = run(f, "--json")
     data = json.loads(out)
     assert code == 1 and "Traceback" not in err
@@ -267,29 +347,24 @@ def test_cli_bad_line_inside_a_capture_is_reported_and_checking_goes_on(tmp_path
     assert data["messages"] == len(GOOD)
 
 
-def test_cli_blank_lines_are_fine(tmp_path):
-    f = tmp_path / "x.jsonl"
-    f.write_text("\n\n".join(GOOD) + "\n\n\n")
-    assert run(f)[0] == 0
-
-
-def test_cli_unknown_spec_and_missing_file(tmp_path):
+def test_cli_unknown_spec_bad_sidecar_and_missing_file(tmp_path):
     code, _, err = run(V2 / "ok_two_connections.jsonl", "--spec", "v9")
-    assert code == 2 and "unknown trace spec" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "v9" in err and len(err.strip().splitlines()) == 1
     code, _, err = run(tmp_path / "nope.jsonl")
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "e.jsonl").write_text("[]\n")
+    code, _, err = run(V2 / "ok_two_connections.jsonl", "--internal", tmp_path / "e.jsonl")
+    assert code == 2 and "an internal event is a JSON object" in err
 
 
 def test_cli_ten_megabyte_message(tmp_path):
     big = json.loads(GOOD[4])
     big["msg"]["params"]["prompt"][0]["text"] = "x" * (10 * 1024 * 1024)
-    lines = GOOD[:4] + [json.dumps(big)] + GOOD[5:]
     f = tmp_path / "big.jsonl"
-    f.write_text("\n".join(lines) + "\n")
+    f.write_text("\n".join(GOOD[:4] + [json.dumps(big)] + GOOD[5:]) + "\n")
     code, out, err = run(f)
     assert code == 0 and "Traceback" not in err and len(out) < 5000
-    # a malformed 10 MB message: reported in one short line
     big["msg"]["params"]["prompt"] = [{"type": 1, "text": "x" * (10 * 1024 * 1024)}]
     f.write_text("\n".join(GOOD[:4] + [json.dumps(big)]) + "\n")
     code, out, err = run(f, "--out", tmp_path / "o")
-    assert code == 1 and "WireShape [W2] at seq 5 (line 5)" in out and len(out) < 5000
+    assert code == 1 and "PromptRequestsWellFormed [W2]" in out and len(out) < 5000

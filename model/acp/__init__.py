@@ -6,5 +6,8 @@ and the network (:mod:`.network`), composed by :class:`.model.AcpModel`.
 Variants are data (:mod:`.spec`); properties are monitors over the events of
 each step (:mod:`.monitors`); :mod:`.scenarios` and :mod:`.witnesses` name the
 bounds and the states a run must reach; :mod:`.bridges` models the v1 <-> v2
-bridges.
+bridges.  The rule monitors that judge what an observer of the wire sees
+(:mod:`.rules`, on the protocol of :mod:`.observe` and the front end of
+:mod:`.observer`) run on recorded traffic and, through :mod:`.adapter`, in
+the explorer and the simulator.
 """

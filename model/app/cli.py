@@ -175,25 +175,41 @@ def record(out, append, force, quiet, command):
 
 @trace.command(name="check")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--spec", default="rfd", show_default=True, help="rfd, v2-draft or v1: the dialect the capture is checked against.")
+@click.option("--spec", default=None, type=click.Choice(["rfd", "v2-draft", "v1"]),
+              help="Judge every connection by this dialect (default: each connection's initialize, else rfd).")
+@click.option("--complete", is_flag=True,
+              help="The recording ended at rest: obligations still open at its end are violations, not warnings.")
+@click.option("--internal", "internal", type=click.Path(dir_okay=False), default=None, metavar="EVENTS.jsonl",
+              help="Sidecar of agent- or client-internal events (insert, work_start, ...); see the README.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for a Mermaid diagram and a JSONL window per violation (never overwritten).")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def trace_check(file, spec, as_json, out, quiet):
-    """Check a capture (JSON Lines) against the wire-checkable rules.
+def trace_check(file, spec, complete, internal, as_json, out, quiet):
+    """Check a capture (JSON Lines) against the rules an observer of the wire can check.
 
-    Exit 0 holds, 1 violated (including damaged lines inside a capture), 2 bad input
-    (unknown spec, unreadable or empty file, first line not a capture record).
+    Exit 0 holds (warnings may be listed), 1 violated (including damaged lines inside a capture),
+    2 bad input (unreadable or empty file, first line not a capture record, a bad sidecar).
     """
     from . import tracing
     from acplab.model.render.artefacts import check_out_dir
 
     if out is not None:
         check_out_dir(out, "trace")
-    result = tracing.check_and_write(file, spec=spec, out=out)
+    result = tracing.check_and_write(file, spec=spec, out=out, complete=complete, internal=internal)
     tracing.print_result(result, as_json, echo=click.echo)
     sys.exit(result.exit_code)
+
+
+@cli.command()
+@click.argument("rule_id", required=False, metavar="[ID]")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {id, text, strength, checkable, monitors, mutants}.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def rules(rule_id, as_json, quiet):
+    """The rules catalogue acplab cites: each rule, the monitors that check it and the mutants that break it."""
+    from . import tracing
+
+    tracing.print_rules(tracing.rules_rows(rule_id), as_json, echo=click.echo)
 
 
 @cli.command()

@@ -1,138 +1,72 @@
-"""``acplab trace check``: run the wire-checkable monitors over a recorded capture.
+"""``acplab trace check``: the rule monitors over recorded traffic (DESIGN.md, "Trace checker").
 
-Reads a capture (DESIGN.md, "Capture format") as a stream, decodes every
-``msg`` with :func:`model.wire.decode` and feeds each message, as a
-:class:`model.events.Send` event, to every ``wire = True`` monitor of
-:data:`model.monitors.ALL_MONITORS` (plus the trace-only monitors of the chosen
-spec).  At the end of the capture the monitors' ``at_rest`` checks run: a
-capture is taken to be a whole recording, so an obligation still open at the
-end (a response never reported with ``user_message``) is a violation.
+The capture (DESIGN.md, "Capture format") is read as a stream.  Each record's
+``msg`` is classified and annotated once by the observer's front end
+(:mod:`acplab.model.acp.observer`) and handed to the monitors that asked for
+it (:mod:`acplab.model.acp.rules`): the same classes the explorer and the
+simulator run.  With ``internal`` (a sidecar, :mod:`.sidecar`) the monitors
+that need agent- or client-internal events run too; without it they are
+listed as not checkable from the wire, with the events that would feed them.
 
-API
----
-``check_capture(path, spec="rfd") -> TraceResult``;
-``TraceResult.to_json()`` is the ``--json`` object; ``TRACE_SPECS`` names the
-specs (``rfd``, ``v2-draft``, ``v1``).  Raises :class:`model.errors.InputError`
-(one line, exit 2) for an unknown spec, an unreadable or empty file, or a file
-whose first record is not a capture record.
-
-Memory
-------
-Constant in the length of the capture apart from what the rules themselves
-must remember: P5 (distinct messageIds) and U1 (each accepted message reported)
-need every messageId seen (one dict entry per prompt success / user message).
-The rest is per-connection (pending JSON-RPC requests, open tool calls, replay
-windows) plus a ring buffer of the last :data:`WINDOW` records for diagrams.
-The model's monitors keep sorted tuples (hashable, for the explorer), which
-makes each step O(n); so for the four wire monitors the checker runs streaming
-re-implementations with the same name, rules and sentences (:data:`_FAST`),
-held equal to the originals by a differential test.  Any other wire monitor
-is run unchanged (``fast=False`` runs all of them unchanged).
+Verdicts
+--------
+* a *violation* is proven by the traffic (exit 1); a *warning* is a
+  heuristic, a SHOULD or a smell (listed, exit 0);
+* an obligation still open when the capture ends (an unanswered prompt,
+  ``running`` with no ``idle``) is a violation when the capture is declared
+  ``complete`` (recorded until the agent was at rest) and a warning
+  otherwise;
+* the dialect of each connection comes from its ``initialize`` response
+  (protocolVersion 1: v1, 2: v2); without one it is the spec's (``rfd``:
+  v2); an explicit ``spec`` forces it for every connection.
 
 Decisions
 ---------
-* Messages the decoder rejects are violations of ``WireShape`` (rules from the
-  error text, e.g. ``P4, W1``; else ``W``). A recorder's ``raw`` (not JSON)
-  line is one too.
-* Requests with methods outside the modelled lifecycle (``initialize``,
-  ``authenticate``, ``fs/*``, v1 ``session/load``...) and their responses are
-  counted and passed over (``skipped``), not reported.
-* Bad capture lines: if the file is empty or its first non-blank line is not
-  a capture record, the file is not a capture: ``InputError`` (exit 2). A bad
-  line later in an otherwise good capture (truncated last line, seq out of
-  order, unknown dir) is a ``CaptureFormat`` violation with ``FILE:LINE`` and
-  checking goes on (exit 1).
-* Connection labels ``cN`` / ``cN.E`` (the model's, see ``wire.capture.conn_label``)
-  map to the model's ``(client, epoch)`` tuples; the first record on ``cN.E``
-  is taken as the close (``Cut``) of that client's earlier connections, as in
-  the model, where a reconnect follows a cut. Other labels get synthetic
-  tuples and sentences are rewritten back to the capture's labels.
-* ``states`` and ``transitions`` in the JSON are both the message count.
-* At most :data:`MAX_PER_PROPERTY` violations per property are listed; the
-  rest are counted in ``suppressed``.
+* Bad capture lines: an empty file, or a first line that is not a capture
+  record, is not a capture (``InputError``, exit 2).  A bad line later (also
+  one nested too deeply to parse) is a ``CaptureFormat`` violation with
+  ``FILE:LINE`` and checking goes on.
+* Connection labels ``cN.E`` (the model's) close the earlier ``cN.E'``
+  (a reconnect follows a cut); other labels stay open until the end.
+* At most :data:`MAX_PER_PROPERTY` findings per property and level are
+  listed; the rest are counted in ``suppressed``.
+
+Memory and speed
+----------------
+Every monitor keeps one mutable book for the whole capture (flat dicts and
+sets mutated in place; see :mod:`acplab.model.acp.observe`), keyed by
+connection and forgotten when a connection ends.  What grows is what the
+rules must remember: the message IDs returned (P5) and seen (the insertion
+proxy); heuristics keep bounded tables.  No monitor is copied for speed:
+the front end tags each message with dispatch keys (its kind, and the
+faults and moments monitors look for), so a message reaches only the
+monitors that can learn from it: about 1.2 calls per message on the
+benchmark's traffic, plus the *armed* ones, called only while their book
+holds something to watch for (their liveness is cached per arm and
+refreshed after each call of the monitor).  The collector is paused while
+checking: the books hold no reference cycles.
 """
 
 from __future__ import annotations
 
-import re
+import gc
+import json
 import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from acplab.model import wire
-from acplab.model.wire.capture import CaptureError, CaptureRecord, conn_label as _conn, iter_capture_lenient, parse_conn_label
-from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
-from acplab.model.errors import InputError
-from acplab.model.acp.events import Send
+from acplab.model.acp.observe import (V1, VIOLATION, WARNING, Obs, Switches, conn_name, new_book, settle, violation,
+                                      warning)
+from acplab.model.acp.observer import Dispatch, Frontend, classify, close_obs, internal_obs
+from acplab.model.acp.rules import make_monitors
 from acplab.model.engine.verdicts import exit_code
-from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.errors import InputError
+from acplab.model.wire.capture import CaptureError, CaptureRecord, iter_capture_lenient, parse_conn_label
 
-from .runners import _FAST, RequestIdsUniqueWhilePending, V1EveryPromptAnsweredOnce, V1StopReasonClosedEnum, _Generic
+from .sidecar import read_sidecar
 
 WINDOW = 20
 MAX_PER_PROPERTY = 10
-LABEL_CHARS = 120
-
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass
-class TraceViolation:
-    property: str
-    rules: tuple[str, ...]
-    description: str
-    seq: list[int]
-    line: int | None
-    explanation: str
-    trace_length: int = 0
-    files: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {
-            "property": self.property, "rules": list(self.rules), "description": self.description,
-            "seq": list(self.seq), "line": self.line, "explanation": self.explanation,
-            "trace_length": self.trace_length, "files": list(self.files),
-        }
-
-
-@dataclass
-class TraceResult:
-    spec: str
-    path: str
-    messages: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-    violations: list[TraceViolation] = field(default_factory=list)
-    checked: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    not_checkable: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    suppressed: dict[str, int] = field(default_factory=dict)
-    out_dir: str | None = None
-    #: per violation, the last capture records up to it (for diagrams)
-    windows: list[tuple] = field(default_factory=list, repr=False)
-
-    @property
-    def verdict(self) -> str:
-        return "violated" if self.violations else "holds"
-
-    @property
-    def exit_code(self) -> int:
-        return exit_code(self.verdict)
-
-    def to_json(self) -> dict:
-        return {
-            "spec": self.spec, "file": self.path, "verdict": self.verdict, "complete": True,
-            "messages": self.messages, "skipped": self.skipped,
-            "states": self.messages, "transitions": self.messages,
-            "seconds": round(self.seconds, 3),
-            "violations": [v.to_json() for v in self.violations],
-            "suppressed": dict(self.suppressed),
-            "checked": [{"property": n, "rules": list(r)} for n, r in self.checked],
-            "not_checkable": [{"property": n, "rules": list(r)} for n, r in self.not_checkable],
-            "witnesses": {"found": [], "missing": []},
-            "out": self.out_dir,
-        }
 
 
 # --------------------------------------------------------------------------- specs
@@ -141,16 +75,18 @@ class TraceResult:
 @dataclass(frozen=True)
 class TraceSpec:
     name: str
-    version: str  # wire.decode version
+    version: str  # the codec's dialect name, for diagrams
     description: str
-    extra: tuple[type, ...] = ()
+    switches: Switches
 
 
 TRACE_SPECS: dict[str, TraceSpec] = {
-    "rfd": TraceSpec("rfd", "v2", "ACP v2 as the RFD has it: success carries messageId (P4/W1)"),
-    "v2-draft": TraceSpec("v2-draft", "v2-draft", "the v2 draft: prompt success may be {} (no messageId, D1)"),
+    "rfd": TraceSpec("rfd", "v2", "ACP v2 as the RFD has it, with the 2.4.0 schema", Switches()),
+    "v2-draft": TraceSpec("v2-draft", "v2-draft", "the v2 docs of 2026-08: prompt success may be {} (D1), an ending "
+                          "idle MUST name its stop reason (S5)",
+                          Switches(dialect="v2-draft", idle_stop_reason=VIOLATION)),
     "v1": TraceSpec("v1", "v1", "ACP v1: the prompt response ends the turn with stopReason (W14)",
-                    (V1EveryPromptAnsweredOnce, V1StopReasonClosedEnum)),
+                    Switches(dialect=V1)),
 }
 
 
@@ -161,158 +97,333 @@ def get_trace_spec(name: str) -> TraceSpec:
         raise InputError(f"unknown trace spec {name!r}; known: {', '.join(TRACE_SPECS)}") from None
 
 
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class TraceViolation:
+    """One finding as reported (a violation or a warning, see ``level``)."""
+
+    property: str
+    rules: tuple[str, ...]
+    description: str
+    seq: list[int]
+    line: int | None
+    explanation: str
+    trace_length: int = 0
+    files: list[str] = field(default_factory=list)
+    level: str = VIOLATION
+
+    def to_json(self) -> dict:
+        return {"property": self.property, "level": self.level, "rules": list(self.rules),
+                "description": self.description, "seq": list(self.seq), "line": self.line,
+                "explanation": self.explanation, "trace_length": self.trace_length, "files": list(self.files)}
+
+
+@dataclass
+class TraceResult:
+    spec: str
+    path: str
+    complete: bool = False
+    messages: int = 0
+    seconds: float = 0.0
+    violations: list[TraceViolation] = field(default_factory=list)
+    warnings: list[TraceViolation] = field(default_factory=list)
+    checked: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    not_checkable: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    suppressed: dict[str, int] = field(default_factory=dict)
+    dialects: dict[str, str] = field(default_factory=dict)
+    dialect_source: str = "default"
+    internal: str | None = None
+    out_dir: str | None = None
+    #: per violation (in order), the capture records up to it (for diagrams)
+    windows: list[tuple] = field(default_factory=list, repr=False)
+
+    @property
+    def verdict(self) -> str:
+        return "violated" if self.violations else "holds"
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.verdict)
+
+    @property
+    def dialect(self) -> str:
+        """One word for the dialect used: the connections' if they agree, else ``mixed``."""
+        values = set(self.dialects.values()) or {get_trace_spec(self.spec).switches.dialect}
+        return values.pop() if len(values) == 1 else "mixed"
+
+    def rules_checked(self) -> list[str]:
+        return sorted({r for _n, rules in self.checked for r in rules})
+
+    def to_json(self) -> dict:
+        return {
+            "spec": self.spec, "file": self.path, "verdict": self.verdict, "complete": self.complete,
+            "dialect": {"used": self.dialect, "source": self.dialect_source, "connections": dict(self.dialects)},
+            "messages": self.messages, "states": self.messages, "transitions": self.messages,
+            "seconds": round(self.seconds, 3),
+            "violations": [v.to_json() for v in self.violations],
+            "warnings": [v.to_json() for v in self.warnings],
+            "suppressed": dict(self.suppressed),
+            "checked": [{"property": n, "rules": list(r)} for n, r in self.checked],
+            "not_checkable": [{"property": n, "rules": list(r), "needs": list(e)} for n, r, e in self.not_checkable],
+            "internal": self.internal,
+            "witnesses": {"found": [], "missing": []},
+            "out": self.out_dir,
+        }
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Loads:
+    """``json.loads`` that notes repeated member names (RFC 8259 section 4) and refuses NaN and Infinity.
+
+    A line nested too deeply raises ``RecursionError``, which the capture
+    reader turns into a record whose message is kept as raw.
+
+    It calls the C scanner directly (what ``JSONDecoder.decode`` does, without
+    two Python frames per line) with a pairs hook that builds each object and
+    compares its size with the number of members read.
+    """
+
+    def __init__(self) -> None:
+        self.repeated: list[str] = []
+        repeated = self.repeated
+
+        def pairs(items, dict=dict, len=len):
+            d = dict(items)
+            if len(d) != len(items):
+                seen = set()
+                repeated.extend(k for k, _v in items if k in seen or seen.add(k))
+            return d
+
+        self._scan = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=_no_constant).scan_once
+
+    def take(self) -> list[str]:
+        """The repeated names noted since the last call (for the line just read)."""
+        if not self.repeated:
+            return self.repeated
+        out = list(self.repeated)
+        self.repeated.clear()
+        return out
+
+    def __call__(self, text: str, _ws=json.decoder.WHITESPACE.match):
+        start = 0 if text[:1] == "{" else _ws(text, 0).end()
+        try:
+            obj, end = self._scan(text, start)
+        except StopIteration as err:
+            raise json.JSONDecodeError("Expecting value", text, err.value) from None
+        if end != len(text) and text[end:] != "\n":  # a record line ends at its newline; else only whitespace
+            end = _ws(text, end).end()
+            if end != len(text):
+                raise json.JSONDecodeError("Extra data", text, end)
+        return obj
+
+
 # --------------------------------------------------------------------------- the checker
-
-_RULE_TAG = re.compile(r"\(([A-Z]\d+(?:/[A-Z]\d+)*)\)")
-_SYNTHETIC = 1_000_000
-_SYNTH_TEXT = re.compile(r"\bc(\d{7,})\b")
-
-
-def _short(text: str, limit: int = LABEL_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _wire_rules(text: str) -> tuple[str, ...]:
-    m = _RULE_TAG.search(text)
-    return tuple(m.group(1).split("/")) if m else ("W",)
 
 
 class _Checker:
-    def __init__(self, spec: TraceSpec, fast: bool, source: str) -> None:
+    def __init__(self, spec: TraceSpec, switches: Switches, internal: bool, complete: bool) -> None:
         self.spec = spec
-        self.source = source
-        self.runners = []
-        for m in ALL_MONITORS:
-            if m.wire:
-                cls = _FAST.get(type(m).__name__) if fast else None
-                self.runners.append(cls(m) if cls is not None else _Generic(m))
-        self.runners += [cls() for cls in spec.extra]
-        self.p19 = RequestIdsUniqueWhilePending()
-        self.labels: dict[str, tuple[int, int]] = {}
-        self.synthetic: dict[str, str] = {}  # rendered synthetic name -> capture label
-        self.epochs: dict[int, list[tuple[int, int]]] = {}  # client -> model conns seen
-        self.requests = RequestTracker()  # keyed by the capture's own connection labels
+        self.switches = switches
+        self.complete = complete
+        self.frontend = Frontend(switches)
+        self.fbook = new_book(self.frontend.fields)
+        self.monitors = make_monitors(switches, internal_events=internal)
+        self.books = [new_book(m.fields) for m in self.monitors]
+        self.dispatch = Dispatch(self.monitors)
+        self.targets, self.arms_of, self.feed = self.dispatch.targets, self.dispatch.arms_of, self.frontend.feed
+        self.ons = [m.on for m in self.monitors]
+        #: per arm (see Dispatch), a test of its monitor's book (does it have something to watch for?), and its result
+        self.checks: list = []
+        self.live: set[int] = set()
         self.window: deque[CaptureRecord] = deque(maxlen=WINDOW)
-        self.found: list[tuple] = []  # (property, rules, description, sentence, seqs, line, n, window)
-        self.counts: dict[str, int] = {}
+        self.found: list[tuple] = []  # (monitor, finding, line, n, window)
+        self.counts: dict[tuple[str, str], int] = {}
+        self.epochs: dict[int, list[tuple[str, int]]] = {}  # model client -> (label, epoch) seen
+        self.labels: set[str] = set()
         self.messages = 0
-        self.skipped = 0
-        self.last_seq = 0
+        self.line = None
 
-    # -- connections ------------------------------------------------------------
+    # -- observations ------------------------------------------------------------
 
-    def conn_of(self, label: str):
-        c = self.labels.get(label)
-        if c is not None:
-            return c
-        c = parse_conn_label(label)
-        if c is None or c in self.labels.values():
-            c = (_SYNTHETIC + len(self.synthetic), 0)
-            self.synthetic[_conn(c)] = label
+    def run(self, o: Obs) -> None:
+        self.feed(self.fbook, o)
+        always, armed = self.targets(o.keys, o.dialect)
+        live = self.live
+        if armed:
+            if len(self.checks) < len(self.dispatch.arms):
+                self._new_arms()
+            if live:
+                extra = [i for i, arm in armed if arm in live]
+                if extra:
+                    always = always + extra
+        if not always:
+            return
+        ons, books, arms_of, checks = self.ons, self.books, self.arms_of, self.checks
+        for i in always:  # NOTE: the monitor call is inlined here: it runs a few million times per capture
+            b = books[i]
+            try:
+                found = ons[i](b, o)
+            except Exception as err:  # a monitor's fault (or a value nested too deeply) must not cost the verdict
+                found = self._failed(self.monitors[i], err, o)
+            if arms_of[i]:
+                d = b.__dict__
+                for arm in arms_of[i]:
+                    if checks[arm](d):
+                        live.add(arm)
+                    else:
+                        live.discard(arm)
+            if found:
+                for f in found:
+                    self._report(self.monitors[i], f)
+
+    def _new_arms(self) -> None:
+        """Arms the dispatcher made for a new combination of keys: their tests, and their liveness now."""
+        for arm in range(len(self.checks), len(self.dispatch.arms)):
+            i, fields = self.dispatch.arms[arm]
+            self.checks.append(_any_of(fields))
+            if self.checks[arm](self.books[i].__dict__):
+                self.live.add(arm)
+
+    def _failed(self, m, err: Exception, o: Obs) -> None:
+        if isinstance(err, RecursionError):
+            self._report(m, _problem("a value nested too deeply to judge", o))
         else:
-            # cN.E supersedes the client's earlier connections (the model reconnects after a cut)
-            kept = []
-            for old in self.epochs.get(c[0], []):
-                if old[1] < c[1]:
-                    for r in self.runners:
-                        r.on_cut(old)
-                else:
-                    kept.append(old)
-            self.epochs[c[0]] = kept + [c]
-        self.labels[label] = c
-        return c
+            self._report(_FAILED, warning((), f"{m.name} could not judge this message: {type(err).__name__}: {err}",
+                                          o.stamp))
+        return None
 
-    def text(self, sentence: str) -> str:
-        if self.synthetic:
-            sentence = _SYNTH_TEXT.sub(lambda m: self.synthetic.get(m.group(0), m.group(0)), sentence)
-        return _short(sentence, 400)
-
-    # -- reporting ------------------------------------------------------------
-
-    def report(self, name, rules, description, sentence, seqs, rec: CaptureRecord | None, line=None):
-        n = self.counts.get(name, 0) + 1
-        self.counts[name] = n
-        if n > MAX_PER_PROPERTY:
-            return
-        line = rec.line if rec is not None else line
-        seqs = sorted(set(s for s in seqs if s is not None))
-        if not seqs and line is None:  # a bad capture line has no seq of its own
-            seqs = [rec.seq] if rec is not None else [self.last_seq]
-        self.found.append((name, tuple(rules), description, self.text(sentence), seqs, line,
-                           self.messages, tuple(self.window)))
-
-    # -- one record ------------------------------------------------------------
-
-    def feed(self, rec: CaptureRecord) -> None:
+    def record(self, rec: CaptureRecord, repeated: list[str]) -> None:
         self.messages += 1
-        self.last_seq = rec.seq
+        self.line = rec.line
         self.window.append(rec)
-        conn = self.conn_of(rec.conn)
-        msg = rec.msg
-        if msg is None:
-            self.report("WireShape", ("W",), "every message on the wire is one JSON-RPC object",
-                        f"{rec.conn} {rec.dir}: a line that is not a JSON object: {_short(rec.raw or '', 60)!r}",
-                        [rec.seq], rec)
+        if rec.conn not in self.labels:
+            self._connection(rec.conn, rec.seq)
+        o = Obs("msg", rec.conn, rec.dir, rec.seq, rec.msg)
+        if rec.msg is not None and not repeated:
+            classify(o)
+            self.run(o)
             return
-        method = msg.get("method")
-        response_to = None
-        if "method" in msg and "id" in msg and isinstance(method, str):
-            rid = msg["id"]
-            if usable_id(rid):
-                earlier = self.requests.request(rec.conn, rec.dir, rid, method)
-                if earlier is not None:
-                    self.report(self.p19.name, self.p19.rules, self.p19.description,
-                                f"{rec.dir.split('->')[0]} on {rec.conn} reuses id {_short(repr(rid), 40)} "
-                                f"while its {earlier} request with that id is pending", [rec.seq], rec)
-            if method not in MODELLED_REQUESTS:
-                self.skipped += 1
-                return
-        elif "method" not in msg:
-            rid = msg.get("id")
-            if usable_id(rid):
-                response_to = self.requests.response(rec.conn, rec.dir, rid)
-                if response_to is not None and response_to not in MODELLED_REQUESTS:
-                    self.skipped += 1
-                    return
-        try:
-            value = wire.decode(msg, response_to=response_to, version=self.spec.version)
-        except wire.WireError as err:
-            text = str(err)
-            self.report("WireShape", _wire_rules(text), "every message has the shape the schema requires",
-                        f"{rec.conn} {rec.dir}: {_short(text, 300)}", [rec.seq], rec)
-            if response_to is not None and "id" in msg:
-                # A malformed response still answers its request: judged once, as WireShape.
-                value = wire.GenericResult(msg["id"], wire.canonical_json(msg.get("result")))
-                for r in self.runners:
-                    r.on_send(Send(conn, rec.dir, value), rec)
+        if rec.msg is None:
+            o.shape = "invalid"
+            o.problem = f"not a JSON object: {(rec.raw or '')[:60]!r}"
+            o.keys = ("msg", "invalid", "problem")
+        else:
+            classify(o)
+            if repeated:
+                problem = f"repeated member name(s) {', '.join(sorted(set(repeated))[:3])}: readers disagree " \
+                          "on which value counts"
+                if o.problem is None:
+                    o.keys += ("problem",)
+                o.problem = problem if o.problem is None else f"{o.problem}; {problem}"
+        self.run(o)
+
+    def internal(self, after: int, event: str, data: dict) -> None:
+        if event == "close":
+            self.run(close_obs(data.get("conn"), after))
+        else:
+            self.run(internal_obs(event, data, after))
+
+    def _connection(self, label: str, seq: int) -> None:
+        """A first record on ``cN.E`` closes the earlier ``cN.E'`` (the model reconnects after a cut)."""
+        if label in self.labels:
             return
-        except RecursionError:
-            self.report("WireShape", ("W",), "every message has the shape the schema requires",
-                        f"{rec.conn} {rec.dir}: message nested too deeply to decode", [rec.seq], rec)
+        self.labels.add(label)
+        parsed = parse_conn_label(label)
+        if parsed is None:
             return
-        e = Send(conn, rec.dir, value)
-        for r in self.runners:
-            for sentence, seqs in r.on_send(e, rec):
-                self.report(r.name, r.rules, r.description, sentence, seqs or [rec.seq], rec)
+        client, epoch = parsed
+        kept = []
+        for old, old_epoch in self.epochs.get(client, []):
+            if old_epoch < epoch:
+                self.run(close_obs(old, seq))
+            else:
+                kept.append((old, old_epoch))
+        self.epochs[client] = kept + [(label, epoch)]
+
+    # -- findings ------------------------------------------------------------
+
+    def _report(self, m, f) -> None:
+        key = (m.name, f.level)
+        n = self.counts.get(key, 0) + 1
+        self.counts[key] = n
+        if n <= MAX_PER_PROPERTY:
+            self.found.append((m, f, self.line, self.messages, tuple(self.window) if f.level == VIOLATION else ()))
 
     def bad_line(self, err: CaptureError) -> None:
-        self.report("CaptureFormat", (), "every line of the capture is a capture record in seq order",
-                    str(err), [], None, line=err.line)
+        self.found.append((_FORMAT, _problem(str(err), None), err.line, self.messages, ()))
 
     def end(self) -> None:
-        for r in self.runners:
-            for sentence, seqs in r.at_end():
-                self.report(r.name, r.rules, r.description, sentence, seqs or [self.last_seq], None)
+        self.line = None
+        for m, b in zip(self.monitors, self.books):
+            for f in m.end(b, self.complete, self.fbook) or ():
+                self._report(m, settle(f, self.complete))
 
 
-def check_capture(path, spec: str = "rfd", *, fast: bool = True) -> TraceResult:
-    """Check the capture at ``path`` against ``spec``; ``result.windows`` holds the records around each violation."""
-    tspec = get_trace_spec(spec)
+def _any_of(fields):
+    """``book.__dict__ -> bool``: whether any of ``fields`` (``(name, position)`` pairs) is non-empty.
+
+    Made as one expression (``bool(d["a"] or d["b"])``): it runs after every call of an armed monitor.
+    """
+    test = " or ".join(f"d[{name!r}]" for name, _pos in fields)
+    return eval(f"lambda d: bool({test})")  # noqa: S307 - the names are the monitors' own field names
+
+
+class _Format:
+    name = "CaptureFormat"
+    description = "every line of the capture is a capture record in seq order"
+
+
+class _Failed:
+    name = "Unjudgeable"
+    description = "every message can be judged by every monitor"
+
+
+_FORMAT = _Format()
+_FAILED = _Failed()
+
+
+def _problem(text: str, o: Obs | None):
+    return violation((), text, o.stamp if o is not None else None)
+
+
+def check_capture(path, spec: str | None = None, *, complete: bool = False, internal=None,
+                  switches: Switches | None = None) -> TraceResult:
+    """Check the capture at ``path``; ``spec`` None detects each connection's dialect from ``initialize``.
+
+    ``internal`` names a sidecar of internal events; ``switches`` overrides
+    the spec's choices (see :class:`~acplab.model.acp.observe.Switches`).
+    ``result.windows`` holds the records before each violation.
+    """
+    was_collecting = gc.isenabled()
+    gc.disable()  # the books hold no reference cycles; a collector walking a million entries costs a third of the time
+    try:
+        return _check(path, spec, complete, internal, switches)
+    finally:
+        if was_collecting:
+            gc.enable()
+
+
+def _check(path, spec, complete, internal, switches) -> TraceResult:
+    tspec = get_trace_spec(spec or "rfd")
+    sw = switches if switches is not None else tspec.switches
+    sw = sw._replace(forced=spec is not None)
     started = time.perf_counter()
     name = str(path)
-    checker = _Checker(tspec, fast, name)
+    checker = _Checker(tspec, sw, internal is not None, complete)
+    events = read_sidecar(internal) if internal is not None else iter(())
+    pending = next(events, None)
+    loads = _Loads()
     seen_record = False
-    for item in iter_capture_lenient(path):
+    for item in iter_capture_lenient(path, loads=loads):
+        repeated = loads.take()
         if isinstance(item, CaptureError):
             if not seen_record:
                 raise InputError(f"{item} (not a capture: the first record must be "
@@ -320,22 +431,37 @@ def check_capture(path, spec: str = "rfd", *, fast: bool = True) -> TraceResult:
             checker.bad_line(item)
             continue
         seen_record = True
-        try:
-            checker.feed(item)
-        except RecursionError:  # a message nested deeper than decoding recurses: a verdict, not a crash
-            checker.report("WireShape", ("W",), "every message has the shape the schema requires",
-                           f"{item.conn} {item.dir}: message nested too deeply to decode", [item.seq], item)
+        while pending is not None and pending[0] < item.seq:
+            checker.internal(*pending)
+            pending = next(events, None)
+        checker.record(item, repeated)
     if not seen_record:
         raise InputError(f"{name}: empty capture: no records")
+    while pending is not None:
+        checker.internal(*pending)
+        pending = next(events, None)
     checker.end()
-    result = TraceResult(spec=tspec.name, path=name, messages=checker.messages, skipped=checker.skipped)
-    result.checked = [(r.name, tuple(r.rules)) for r in checker.runners] + [(checker.p19.name, checker.p19.rules)]
-    result.not_checkable = [(m.name, tuple(m.rules)) for m in ALL_MONITORS if not m.wire]
-    result.suppressed = {k: n - MAX_PER_PROPERTY for k, n in checker.counts.items() if n > MAX_PER_PROPERTY}
-    for prop, rules, desc, sentence, seqs, line, n, window in checker.found:
-        result.violations.append(TraceViolation(prop, rules, desc, seqs, line, sentence, n))
+    return _result(checker, tspec, name, internal, started)
+
+
+def _result(checker: _Checker, tspec: TraceSpec, name: str, internal, started: float) -> TraceResult:
+    result = TraceResult(spec=tspec.name, path=name, complete=checker.complete, messages=checker.messages,
+                         internal=None if internal is None else str(internal))
+    result.checked = [(m.name, tuple(m.rules)) for m in checker.monitors]
+    run = {m.name for m in checker.monitors}
+    result.not_checkable = [(m.name, tuple(m.rules), tuple(m.events)) for m in make_monitors(checker.switches)
+                            if m.name not in run]
+    result.suppressed = {f"{n} ({level})": k - MAX_PER_PROPERTY for (n, level), k in checker.counts.items()
+                         if k > MAX_PER_PROPERTY}
+    dialects = checker.fbook.dialect
+    result.dialects = {conn_name(c): d for c, d in dialects.items()}
+    result.dialect_source = "--spec" if checker.switches.forced else "initialize" if dialects else "default"
+    for m, f, line, n, window in checker.found:
+        item = TraceViolation(m.name, f.rules, m.description, sorted(set(f.stamps)), line, f.text, n, level=f.level)
+        if f.level == WARNING:
+            result.warnings.append(item)
+        else:
+            result.violations.append(item)
+            result.windows.append(window)
     result.seconds = time.perf_counter() - started
-    result.windows = [item[7] for item in checker.found]
     return result
-
-

@@ -1,0 +1,223 @@
+"""Run the rule monitors (:mod:`.rules`) inside today's :class:`~.model.AcpModel`, explorer and simulator alike.
+
+:class:`RuleMonitors` speaks the model's monitor interface (``initial``,
+``kinds``, ``observe(m, event, before, after)``, ``at_rest``,
+``rename_clients``) and feeds what a recorder next to the agent would see:
+
+* a client's message when the agent receives it (``Deliver``), an agent's
+  message when the agent sends it on a live connection (``Send``): the exact
+  JSON the codec makes of it (:func:`acplab.model.wire.encode`);
+* the end of a connection (``Cut``);
+* the model's internal events in the sidecar's vocabulary (``insert``,
+  ``reject``, ``work_start``, ``work_end``, ``fail``, ``execute``, ``bind``,
+  ``restart``).
+
+Its bookkeeping (part of the explored state) is the front end's book and one
+book per monitor, all frozen (:func:`~.observe.freeze`): frozensets, so
+equal bookkeeping hashes equally, and no evidence stamps (every stamp is
+:data:`~.observe.NO_STAMP`: the path is the evidence).  A violation is reported as
+``"<monitor> [<rules>]: <sentence>"``; warnings are not properties and are
+dropped.  At rest (nothing in flight, no work, no prompt pending, no
+permission request left for a client to answer) open obligations are
+violations: the run is complete there.
+"""
+
+from __future__ import annotations
+
+from acplab.model.wire import encode
+
+from . import events as ev
+from .monitors import Monitor as ModelMonitor
+from .observe import (INTERNAL, NO_STAMP, VIOLATION, Conn, Obs, Switches, freeze, frozen_initial, rename_conns, settle,
+                      thaw)
+from .observer import FIELDS, Dispatch, Frontend, classify, close_obs, internal_obs
+from .rules import make_monitors
+from .state import SESSION
+
+#: The swap after issue 13: the model monitors (:mod:`.monitors`) each rule monitor replaces.  The
+#: explorer's ALL_MONITORS then holds these rule monitors (through :class:`RuleMonitors`) and the
+#: model monitors in :data:`KEPT_MODEL_MONITORS`, which judge what clients show (no wire, no event).
+REPLACES = {
+    "InsertedIdsDistinct": ("DistinctMessageIds",),
+    "AcceptedMessagesReportedLive": ("AcceptedMessageReportedLive",),
+    "ToolCallsSettleBeforeIdle": ("ToolCallsTerminalBeforeIdle",),
+    "ReplayResetsBeforeChunks": ("ReplayResetsBeforeChunks",),
+    "PromptsAnswered": ("EveryPromptAnswered",),
+    "PromptResultCarriesMessageId": ("SuccessCarriesInsertedId",),
+    "ResponsesFollowInsertion": ("SuccessOnlyAfterInsertion", "SuccessCarriesInsertedId",
+                                 "ErrorResponseMeansNotInserted", "CancelRequestErrorOnlyBeforeInsertion"),
+    "WorkReportedByState": ("WorkEndsWithOneIdle", "FailureEndsWithErrorIdle"),
+    "WorkEndsWithIdle": ("WorkEndsWithOneIdle",),
+    "StateUpdatesWellFormed": ("FailureEndsWithErrorIdle",),
+    "CancelEndsWithCancelled": ("CancelledWorkEndsCancelled",),
+    "RetainedMessagesReplayed": ("ReplayKeepsIds",),
+    "CommandsRunOnce": ("CommandsNeverReexecuted",),
+    "ClientsLinkByResponse": ("ClientNeverGuesses", "BindingsMatchTruth"),
+}
+KEPT_MODEL_MONITORS = ("ResponseNotHeldForWorkEnd", "OutcomeVisible", "OneMessagePerSubmission", "ViewMatchesHistory",
+                       "StateViewMatches")
+#: trace proxies for internal rules, and wire checks an exact internal one supersedes: redundant where the
+#: model's internal events are at hand, and their history (which user messages looked like which prompt,
+#: which IDs a success carried) would tell explored states apart
+PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNotRerun", "AgentWorkReportsRunning",
+           "MessageIdsDistinct")
+
+#: the model's event kinds the adapter turns into observations
+KINDS = frozenset({"send", "deliver", "cut", "insert", "reject", "work_start", "work_end", "fail", "execute", "bind",
+                   "restart"})
+
+
+def switches_for(spec) -> Switches:
+    """The switches of the dialect a model spec speaks (v1 answers with stopReason; the draft with ``{}``)."""
+    if spec is None:
+        return Switches(forced=True)
+    if spec.response == "stop_reason":
+        return Switches(dialect="v1", forced=True)
+    if spec.response == "empty":
+        return Switches(dialect="v2-draft", forced=True)
+    return Switches(forced=True)
+
+
+class RuleMonitors(ModelMonitor):
+    """Several rule monitors as one model monitor (one front end, one frozen book each)."""
+
+    kinds = KINDS
+
+    def __init__(self, monitors=None, spec=None, name: str | None = None, internal: bool = True) -> None:
+        switches = switches_for(spec)
+        self.frontend = Frontend(switches)
+        self.monitors = list(monitors) if monitors is not None else make_monitors(switches, internal)
+        self.dispatch = Dispatch(self.monitors)
+        self.name = name or (self.monitors[0].name if len(self.monitors) == 1 else "RuleMonitors")
+        self.rules = tuple(dict.fromkeys(r for m in self.monitors for r in m.rules))
+        self.description = "; ".join(m.description for m in self.monitors)
+        self.wire = all(INTERNAL not in m.needs for m in self.monitors)
+        self.initial = (frozen_initial(FIELDS), tuple(frozen_initial(m.fields) for m in self.monitors))
+        self._static: dict = {}
+
+    # -- events to observations ------------------------------------------------------------
+
+    def observations(self, e) -> list[Obs]:
+        kind = e.kind
+        if kind == "send":
+            return [] if e.lost or e.dir == ev.C2A else [self._message(e)]
+        if kind == "deliver":
+            return [self._message(e)] if e.dir == ev.C2A else []
+        if kind == "cut":
+            return [close_obs(Conn(*e.conn), NO_STAMP)]
+        data = _internal(e)
+        return [] if data is None else [internal_obs(kind, data, NO_STAMP)]
+
+    def _message(self, e) -> Obs:
+        key = (e.msg, e.dir)
+        static = self._static.get(key)
+        if static is None:
+            o = classify(Obs("msg", None, e.dir, NO_STAMP, encode(e.msg)))
+            static = (o.msg, o.shape, o.method, o.rid, o.params, o.sid, o.update, o.utype, o.keys, o.problem)
+            if len(self._static) > 100_000:
+                self._static.clear()
+            self._static[key] = static
+        o = Obs("msg", Conn(*e.conn), e.dir, NO_STAMP, static[0])
+        (o.shape, o.method, o.rid, o.params, o.sid, o.update, o.utype, o.keys, o.problem) = static[1:]
+        return o
+
+    # -- the model's monitor interface ------------------------------------------------------------
+
+    def observe(self, m, e, before, after):
+        obs = self.observations(e)
+        if not obs:
+            return m, None
+        fbook = thaw(FIELDS, m[0])
+        frozen = list(m[1])
+        books: dict = {}
+        bad = None
+        dispatch = self.dispatch
+        for o in obs:
+            self.frontend.feed(fbook, o)
+            always, armed = dispatch.targets(o.keys, o.dialect)
+            for i, arm in [(i, None) for i in always] + armed:
+                mon = self.monitors[i]
+                b = books.get(i)
+                if arm is not None and not (dispatch.live(arm, b) if b is not None else
+                                            dispatch.live_frozen(arm, frozen[i])):
+                    continue
+                if b is None:
+                    b = books[i] = thaw(mon.fields, frozen[i])
+                for f in mon.on(b, o) or ():
+                    if f.level == VIOLATION and bad is None:
+                        bad = _sentence(mon, f)
+        for i, b in books.items():
+            frozen[i] = freeze(self.monitors[i].fields, b)
+        return (freeze(FIELDS, fbook), tuple(frozen)), bad
+
+    def at_rest(self, m, world):
+        if world is not None and any(c.perms for c in world.clients):
+            return None  # the model's rest ignores a client's unanswered permission requests: not done yet
+        front = thaw(FIELDS, m[0])
+        for mon, frozen in zip(self.monitors, m[1]):
+            for f in mon.end(thaw(mon.fields, frozen), True, front) or ():
+                f = settle(f, True)
+                if f.level == VIOLATION:
+                    return _sentence(mon, f)
+        return None
+
+    def rename_clients(self, m, new_index):
+        return rename_conns(m, new_index)
+
+
+def _sentence(mon, f) -> str:
+    return f"{mon.name} [{', '.join(f.rules)}]: {f.text}"
+
+
+def _conn(sub):
+    return None if sub is None else Conn(sub[0], sub[1])
+
+
+def _internal(e) -> dict | None:
+    """A model event in the sidecar's vocabulary (:mod:`.rules.internal`), None for the others."""
+    kind = e.kind
+    if kind == "insert":
+        return {"session": SESSION, "messageId": e.mid, "conn": _conn(e.sub),
+                "request": None if e.sub is None else e.sub[2], "retained": e.retained, "origin": e.origin}
+    if kind == "reject":
+        return {"session": SESSION, "conn": _conn(e.sub), "request": e.sub[2], "code": e.code}
+    if kind in ("work_start", "restart"):
+        return {"session": SESSION}
+    if kind == "work_end":
+        return {"session": SESSION, "reason": e.reason}
+    if kind == "fail":
+        return {"session": SESSION, "after_insertion": e.after_insertion}
+    if kind == "execute":
+        return {"session": SESSION, "messageId": e.mid}
+    if kind == "bind":
+        return {"conn": _conn(e.sub), "request": e.sub[2], "messageId": e.mid, "how": e.how}
+    return None
+
+
+def sidecar_events(steps, session: str = SESSION) -> list[tuple[int, str, dict]]:
+    """The internal events of a model behaviour as sidecar triples ``(after, event, fields)``.
+
+    ``after`` counts the capture records :func:`acplab.model.render.traces.wire_records`
+    writes for the same steps (every send on a live connection), so the
+    sidecar lines up with the behaviour's wire log; connections are named as
+    in that log (``c1``, ``c1.1``).
+    """
+    from .observe import conn_name
+
+    out = []
+    seq = 0
+    for _action, events in steps:
+        for e in events:
+            if e.kind == "send" and not e.lost:
+                seq += 1
+                continue
+            data = _internal(e)
+            if data is None:
+                if e.kind == "cut":
+                    out.append((seq, "close", {"conn": conn_name(e.conn)}))
+                continue
+            data = {k: (conn_name(v) if isinstance(v, Conn) else v) for k, v in data.items() if v is not None}
+            if "session" in data:
+                data["session"] = session
+            out.append((seq, e.kind, data))
+    return out

@@ -1,0 +1,62 @@
+"""The sidecar of internal events (``acplab trace check CAPTURE --internal EVENTS.jsonl``).
+
+An instrumented adapter (or client) writes one JSON object per line, in the
+order the events happened::
+
+    {"after": 7, "event": "insert", "session": "sess_1", "messageId": "msg_u1",
+     "conn": "c1", "request": 2, "retained": true}
+
+``after`` is the seq of the last capture record before the event (0: before
+the first); events with the same ``after`` keep their order.  ``event`` is
+one of :data:`EVENTS` (their fields: :mod:`acplab.model.acp.rules.internal`);
+``conn`` and ``request`` name a connection and a JSON-RPC id as the capture
+does.  Reading is streaming: the checker merges events into the capture as
+it goes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from acplab.model.errors import InputError
+
+#: the internal events the monitors understand (the model's vocabulary); ``close``: a connection ended
+EVENTS = ("insert", "reject", "work_start", "work_end", "fail", "forget", "restart", "execute", "bind", "close")
+
+
+def read_sidecar(path) -> Iterator[tuple[int, str, dict]]:
+    """``(after, event, fields)`` per line; a bad line is an :class:`InputError` naming ``FILE:LINE``."""
+    name = str(path)
+    try:
+        f = open(name, "rb")
+    except OSError as err:
+        raise InputError(f"{name}: cannot read internal events: {err.strerror or err}") from None
+    last = 0
+    with f:
+        for lineno, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError) as err:
+                raise InputError(f"{name}:{lineno}: not a JSON object ({str(err).splitlines()[0][:80]})") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"{name}:{lineno}: an internal event is a JSON object")
+            after, event = obj.get("after"), obj.get("event")
+            if not isinstance(after, int) or isinstance(after, bool) or after < last:
+                raise InputError(f"{name}:{lineno}: 'after' must be a seq number, not decreasing (got {after!r})")
+            if event not in EVENTS:
+                raise InputError(f"{name}:{lineno}: unknown event {event!r}; known: {', '.join(EVENTS)}")
+            last = after
+            yield after, event, {k: v for k, v in obj.items() if k not in ("after", "event")}
+
+
+def write_sidecar(events, path) -> int:
+    """Write ``(after, event, fields)`` triples as a sidecar; return the count."""
+    n = 0
+    with open(str(path), "w", encoding="utf-8") as f:
+        for after, event, fields in events:
+            f.write(json.dumps({"after": after, "event": event, **fields}, separators=(",", ":")) + "\n")
+            n += 1
+    return n

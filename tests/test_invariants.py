@@ -1,0 +1,115 @@
+"""The invariants of one monitor set: what the explorer and the simulator find, trace check finds in their wire logs.
+
+Each mutant's counterexample, carried on to rest, is written as a capture (and its internal
+events as a sidecar).  Where the mutant's rule is checkable on the wire, trace check flags
+that rule; where it needs internal events (the agent's insertion, a client's reasoning), the
+report names the monitor as not checkable together with the sidecar events that would feed
+it, and with that sidecar the rule is flagged.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from acplab.model.acp.adapter import sidecar_events
+from acplab.model.acp.model import AcpModel
+from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.spec import FINDINGS, MUTANTS, SPECS
+from acplab.model.app.checking import complete_path
+from acplab.model.engine import Limits, explore
+from acplab.model.render.traces import wire_records
+from acplab.model.trace.check import check_capture
+from acplab.model.trace.sidecar import write_sidecar
+from acplab.model.wire.capture import dump_capture
+
+#: mutant -> (how it shows: "wire" | "internal" | "warning", the rule, the sidecar event that feeds it)
+MODES = {
+    "early-success": ("internal", "P3", "insert"),
+    "reused-id": ("wire", "P5", None),
+    "error-after-insertion": ("internal", "E2", "insert"),
+    "cancel-request-32800-after-insertion": ("internal", "C1", "insert"),
+    "replay-without-reset": ("wire", "R7", None),
+    "replay-new-ids": ("internal", "R5", "insert"),  # the lost live report leaves nothing to compare with
+    "replay-reexecutes-command": ("internal", "R9", "execute"),
+    "client-matches-by-content": ("internal", "P9", "bind"),
+    "client-matches-by-order": ("internal", "P9", "bind"),
+    "no-idle-after-failure": ("wire", "S2", None),
+    "echo-after-replay": ("warning", "U5", None),  # a client-view finding: the wire shows the duplicated chunk
+}
+BY_NAME = {m.name: m for m in ALL_MONITORS}
+
+
+def test_every_mutant_has_an_expected_mode():
+    assert set(MODES) == set(MUTANTS) | set(FINDINGS)
+
+
+def _counterexample(name: str):
+    spec = SPECS[name]
+    for sc in [s for s in SCENARIOS.values() if name in s.catches]:
+        model = AcpModel(spec, sc.bounds)
+        result = explore(model, Limits(max_seconds=60), stop_on_violation=True)
+        violation = next((v for v in result.violations if v.property.name == spec.breaks), None)
+        if violation is None:
+            result = explore(model, Limits(max_seconds=60))
+            violation = next((v for v in result.violations if v.property.name == spec.breaks), None)
+        if violation is not None:
+            onward = AcpModel(spec, sc.bounds, continue_after_violation=True)
+            return complete_path(onward, violation.path).actions_with_effects()
+    raise AssertionError(f"{name}: the explorer did not find {spec.breaks}")
+
+
+def _files(steps, tmp_path, stem):
+    capture, events = tmp_path / f"{stem}.jsonl", tmp_path / f"{stem}.events.jsonl"
+    dump_capture(wire_records(steps), capture)
+    write_sidecar(sidecar_events(steps), events)
+    return capture, events
+
+
+def _judge(name, capture, events, complete):
+    mode, rule, event = MODES[name]
+    wire = check_capture(capture, complete=complete)
+    flagged = {r for v in wire.violations for r in v.rules}
+    if mode == "wire":
+        assert rule in flagged, (name, [(v.property, v.rules, v.explanation) for v in wire.violations])
+    elif mode == "warning":
+        assert rule in {r for w in wire.warnings for r in w.rules}, name
+    else:
+        unchecked = [(n, r, e) for n, r, e in wire.not_checkable if rule in r]
+        assert unchecked and all(event in e for _n, _r, e in unchecked), (name, wire.not_checkable)
+        with_sidecar = check_capture(capture, complete=complete, internal=events)
+        assert rule in {r for v in with_sidecar.violations for r in v.rules}, \
+            (name, [(v.property, v.rules, v.explanation) for v in with_sidecar.violations])
+        assert not with_sidecar.not_checkable
+
+
+@pytest.mark.parametrize("name", sorted(MODES))
+def test_mutant_counterexample_is_flagged_with_its_rule(name, tmp_path):
+    steps = _counterexample(name)
+    capture, events = _files(steps, tmp_path, name)
+    _judge(name, capture, events, complete=True)
+    assert MODES[name][1] in BY_NAME[SPECS[name].breaks].rules  # the mutant's own rule
+
+
+@pytest.mark.parametrize("name, extra", [
+    ("replay-without-reset", dict(disconnect_rate=0.1)),
+    ("error-after-insertion", dict(fail=0.3, step_ms=50.0, answer_ms=30.0)),
+    ("client-matches-by-content", dict()),
+])
+def test_simulator_violation_artefacts_are_flagged_the_same_way(name, extra, tmp_path):
+    from acplab.simulations.params import SimParams
+    from acplab.simulations.runtime import build_model, run_session
+    from acplab.simulations.simulate import simulate
+
+    p = SimParams(spec=name, clients=3, sessions=150, prompts=3, drop=0.02, seed=2, on_violation="stop", **extra)
+    summary = simulate(p, out=tmp_path / "out").to_json()
+    breaks = SPECS[name].breaks
+    capture = next(f for f in summary["violations"]["files"][breaks] if f.endswith(".jsonl"))
+    first = summary["violations"]["first"][breaks]
+    run = run_session(p.validate(), first["run"], build_model(p.validate()), keep_steps=True)
+    steps = [(action, events) for _t, action, events in run.steps[: first["step"]]]
+    events = tmp_path / "events.jsonl"
+    write_sidecar(sidecar_events(steps), events)
+    assert [r["msg"] for r in wire_records(steps)] == [r.msg for r in __import__(
+        "acplab.model.wire.capture", fromlist=["read_capture"]).read_capture(capture)]
+    _judge(name, capture, events, complete=False)
