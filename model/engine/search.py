@@ -16,8 +16,9 @@ The engine knows nothing about ACP.  A model offers:
 
 Optional attributes: ``fingerprint(state) -> int`` (defaults to ``hash``; a
 model with symmetry reduction returns the hash of a canonical form),
-``check_deadlock`` (default ``True``) and ``is_final(state)`` (a terminal state
-that is not a deadlock).
+``check_deadlock`` (default ``True``), ``is_final(state)`` (a terminal state
+that is not a deadlock) and ``ample(state)`` (partial-order reduction: what it
+keeps and what it does not is in :mod:`.por`).
 
 What each expectation covers
 ----------------------------
@@ -56,6 +57,7 @@ from dataclasses import dataclass, field
 
 from .liveness import EventualGraph
 from .path import Path, replay
+from .por import ample_of, confirm
 from .properties import DEADLOCK, Property, TransitionSystem, reject_duplicate_names
 from .store import FP_MASK, FingerprintStore
 
@@ -91,6 +93,11 @@ class Result:
     violations: list[Violation] = field(default_factory=list)
     witnesses: dict[str, Path | None] = field(default_factory=dict)
     limit: str | None = None
+    #: partial-order reduction: whether ample sets were used, and the states of the confirming run
+    reduced: bool = False
+    confirmed: int | None = None
+    #: what the run could not do as asked (say, fewer workers), in a sentence
+    note: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -139,6 +146,7 @@ def explore(
     stop_on_violation: bool = False,
     expand_violating: bool = False,
     visitor: Visitor | None = None,
+    por: bool = True,
 ) -> Result:
     """Explore every reachable state breadth-first and check the model's properties.
 
@@ -147,6 +155,7 @@ def explore(
     ``expand_violating`` keeps exploring beyond violating states, so every
     property gets its own shortest counterexample even when another property
     is violated on the way (each property is still reported once).
+    ``por`` uses the model's ``ample`` sets when it offers them (see :mod:`.por`).
 
     Examples
     --------
@@ -164,6 +173,7 @@ def explore(
     active_sometimes = [p for p in props if p.expectation == "sometimes"]
     eventual = [p for p in props if p.expectation == "eventually"]
     successors = model.successors
+    ample = ample_of(model, por, bool(eventual), visitor)
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -214,9 +224,12 @@ def explore(
             limit = f"max depth {limits.max_depth}"
             break
         next_frontier = []
+        reduce = ample if ample is not None and not active_sometimes else None
+        result.reduced |= reduce is not None
         for n, (state, idx) in enumerate(frontier):
             count = 0
-            for ordinal, successor in enumerate(successors(state)):
+            pairs = reduce(state) if reduce is not None else None
+            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 nxt = successor[1]
                 count += 1
                 fp = fingerprint(nxt) & FP_MASK
@@ -272,5 +285,8 @@ def explore(
     if graph is not None and result.complete:
         for p, ordinals, loop in graph.violations(store):
             result.violations.append(Violation(p, replay(model, ordinals, loop)))
+    if result.reduced:
+        confirm(model, result, explore, limits, stop_on_violation=stop_on_violation,
+                expand_violating=expand_violating)
     stats.seconds = time.perf_counter() - started
     return result
