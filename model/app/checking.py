@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+
 import click
 
-from acplab.model.engine import Limits, Result, explore
+from acplab.model.engine import Limits, Result
+from acplab.model.engine.parallel import explore_levels
+from acplab.model.engine.walk import random_walks
 from acplab.model.render.artefacts import fresh_out_dir, write_behaviour
 from acplab.model.render.traces import state_diff_trace
 from .progress import explorer_progress
@@ -12,21 +17,56 @@ from .report import print_json, result_json
 from acplab.model.engine.verdicts import exit_code
 
 
-def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet) -> int:
+@dataclass(frozen=True)
+class Search:
+    """How ``acplab check`` searches: workers, reduction, checkpoints, or random walks instead."""
+
+    workers: int | None = None  # None: one per core
+    por: bool = True
+    checkpoint: str | None = None
+    checkpoint_every: float = 60.0
+    walk: int | None = None  # random walks instead of an exhaustive search
+    seed: int = 0
+    max_depth: int | None = None
+
+    def run(self, model, limits: Limits, progress, identity: str) -> Result:
+        """Random walks, or the exhaustive search on ``workers`` processes (with checkpoints)."""
+        if self.walk:
+            return random_walks(model, self.walk, self.seed, self.max_depth or 200, progress, limits.max_seconds)
+        workers = self.workers or os.cpu_count() or 1
+        limits = Limits(limits.max_states, limits.max_seconds, self.max_depth)
+        return explore_levels(model, limits, workers, progress, por=self.por, checkpoint=self.checkpoint,
+                              checkpoint_every=self.checkpoint_every, identity=identity)
+
+    def json(self, result: Result) -> dict:
+        """What the search did, for the JSON summary."""
+        out = {"search": "random walks" if self.walk else "breadth-first",
+               "workers": 1 if self.walk else self.workers or os.cpu_count() or 1,
+               "reduced": result.reduced}
+        if result.confirmed is not None:
+            out["confirmed_states"] = result.confirmed
+        if result.note:
+            out["note"] = result.note
+        return out
+
+
+def check_twophase(rms, broken, symmetry, max_states, max_seconds, as_json, out, quiet, search=Search()) -> int:
     """Check the TwoPhase validation model and report like any other model."""
     from acplab.model.engine.twophase import TwoPhase
 
     model = TwoPhase(rms, broken=broken, symmetry=symmetry)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
+    identity = f"twophase rms={rms} broken={broken} symmetry={symmetry}"
+    result = search.run(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json), identity)
     name = f"twophase-{rms}" + ("-broken" if broken else "")
     files = write_counterexamples(model, result, out, name) if result.violations else {}
     summary = result_json(result, model="twophase", spec="broken" if broken else "twophase", rms=rms)
+    summary.update(search.json(result))
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
     return exit_code(result.verdict)
 
 
-def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> int:
+def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet, search=Search()) -> int:
     """Check a v1<->v2 bridge model (B1-B8); ``--spec rfd`` is the conforming bridge, else a mutant."""
     from acplab.model.acp.bridges import BRIDGE_MODELS, MUTANTS
     from acplab.model.errors import InputError
@@ -34,9 +74,11 @@ def check_bridge(name, mutant, max_states, max_seconds, as_json, out, quiet) -> 
     if mutant != "rfd" and mutant not in MUTANTS[name]:
         raise InputError(f"unknown bridge mutant {mutant!r}; known: rfd, {', '.join(MUTANTS[name])}")
     model = BRIDGE_MODELS[name](mutant=None if mutant == "rfd" else mutant)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
+    identity = f"bridge-{name} {mutant}"
+    result = search.run(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json), identity)
     files = write_counterexamples(model, result, out, f"bridge-{name}-{mutant}") if result.violations else {}
     summary = result_json(result, model=f"bridge-{name}", spec=mutant)
+    summary.update(search.json(result))
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
     return exit_code(result.verdict)
@@ -58,13 +100,20 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
 
 
 def check_acp(spec, scenario, clients, prompts, drops, disconnects, symmetry, max_states, max_seconds,
-              as_json, out, quiet) -> int:
+              as_json, out, quiet, search=Search()) -> int:
     """Check the ACP model: verdict, counts, and for each violation a trace, a wire log and a diagram."""
+    from acplab.model.acp.reduction import reduce
+
     model, sc = acp_model(spec, scenario, symmetry, clients=clients, prompts=prompts, drops=drops,
                           disconnects=disconnects)
-    result = explore(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json))
+    why_not = reduce(model) if search.por and not search.walk else None
+    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} por={search.por}"
+    result = search.run(model, Limits(max_states, max_seconds), explorer_progress(quiet or as_json), identity)
     files = write_acp_counterexamples(model, result, out, f"{spec}-{sc.name}") if result.violations else {}
     summary = result_json(result, model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict())
+    summary.update(search.json(result))
+    if why_not:
+        summary["note"] = "; ".join(filter(None, [summary.get("note"), f"no partial-order reduction: {why_not}"]))
     summary.update(violations_json(result, files), witnesses=witnesses_json(result))
     emit(summary, as_json)
     return exit_code(result.verdict)
@@ -151,6 +200,12 @@ def emit(summary: dict, as_json: bool) -> None:
     if summary.get("limit"):
         head += f" (stopped at {summary['limit']})"
     click.echo(head)
+    if summary.get("reduced"):
+        confirmed = summary.get("confirmed_states")
+        click.echo("  partial-order reduction" + (f"; counterexamples confirmed shortest by an unreduced search "
+                                                  f"({confirmed:,} states)" if confirmed is not None else ""))
+    if summary.get("note"):
+        click.echo(f"  note: {summary['note']}")
     real = [v for v in summary["violations"] if not v.get("missing_witness")]
     missing = [v["property"] for v in summary["violations"] if v.get("missing_witness")]
     if missing and real:

@@ -52,22 +52,38 @@ def _non_negative(ctx, param, value):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for counterexample files.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--workers", type=int, default=None, callback=_positive,
+              help="Processes sharing the search (default: one per core); results are the same for any number.")
+@click.option("--por/--no-por", default=True, show_default=True,
+              help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
+@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
+              help="Folder for snapshots between levels; a killed check run again with it resumes.")
+@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, help="Seconds between snapshots.")
+@click.option("--max-depth", type=int, default=None, callback=_positive,
+              help="Explore at most this many steps deep (the run is then incomplete); the walk length for --walk.")
+@click.option("--walk", type=int, default=None, callback=_positive,
+              help="Random walks instead of an exhaustive search: hunt bugs beyond the bounds (never holds).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random walks.")
 def check(model_name, spec, scenario, clients, prompts, drops, disconnects, rms, broken,
-          max_states, max_seconds, symmetry, as_json, out, quiet):
+          max_states, max_seconds, symmetry, as_json, out, quiet, workers, por, checkpoint, checkpoint_every,
+          max_depth, walk, seed):
     """Explore every interleaving within bounds and check the rules."""
     from . import checking
 
     if max_seconds is not None and max_seconds <= 0:
         raise click.BadParameter(f"must be positive, got {max_seconds:g}", param_hint="'--max-seconds'")
+    search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth)
     if model_name.startswith("bridge-"):
-        code = checking.check_bridge(model_name[len("bridge-"):], spec, max_states, max_seconds, as_json, out, quiet)
+        code = checking.check_bridge(model_name[len("bridge-"):], spec, max_states, max_seconds, as_json, out, quiet,
+                                     search)
     elif model_name == "twophase":
-        code = checking.check_twophase(rms, broken, bool(symmetry), max_states, max_seconds, as_json, out, quiet)
+        code = checking.check_twophase(rms, broken, bool(symmetry), max_states, max_seconds, as_json, out, quiet,
+                                       search)
     else:
         code = checking.check_acp(
             spec=spec, scenario=scenario, clients=clients, prompts=prompts, drops=drops,
             disconnects=disconnects, symmetry=symmetry is not False, max_states=max_states,
-            max_seconds=max_seconds, as_json=as_json, out=out, quiet=quiet,
+            max_seconds=max_seconds, as_json=as_json, out=out, quiet=quiet, search=search,
         )
     sys.exit(code)
 
