@@ -51,6 +51,7 @@ n**2 / 2**61 for n states (about 4e-8 for a million states).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -270,6 +271,7 @@ def explore(
                     next_report = now + 0.5
         if limit is None:
             frontier = next_frontier
+            gc.freeze()  # the states seen so far live long and hold no cycles: keep the collector off them
             if frontier:
                 depth += 1
     stats.states = len(parent_of)
@@ -285,6 +287,7 @@ def explore(
     if graph is not None and result.complete:
         for p, ordinals, loop in graph.violations(store):
             result.violations.append(Violation(p, replay(model, ordinals, loop)))
+    gc.unfreeze()
     if result.reduced:
         confirm(model, result, explore, limits, stop_on_violation=stop_on_violation,
                 expand_violating=expand_violating)
