@@ -47,6 +47,8 @@ class Search:
             out["confirmed_states"] = result.confirmed
         if result.note:
             out["note"] = result.note
+        if result.peak_bytes:
+            out["peak_rss_mb"] = round(result.peak_bytes / 2**20, 1)
         return out
 
 

@@ -31,8 +31,8 @@ pickled; where ``fork`` is missing the run has one worker, with a note.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
-import os
 import time
 from array import array
 from bisect import bisect_left
@@ -44,7 +44,7 @@ from .por import ample_of, confirm
 from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
 from .search import Limits, Result, Stats, Violation, explore
 from .store import FP_MASK
-from .worker import ORD_BITS, ORD_MASK, Worker, serve
+from .worker import ORD_BITS, ORD_MASK, Worker, peak_rss, serve
 
 
 class _Local:
@@ -109,7 +109,7 @@ def explore_levels(
     checkpoint: str | None = None,
     checkpoint_every: float = 60.0,
     identity: str = "",
-    in_memory: int = 50_000,
+    in_memory: int = 20_000,
     chunk: int = 4096,
 ) -> Result:
     """Explore like :func:`.search.explore`, on ``workers`` processes, with optional checkpoints.
@@ -142,8 +142,10 @@ def explore_levels(
     try:
         result = run.search(progress, Checkpoint(checkpoint, identity, workers) if checkpoint else None,
                             checkpoint_every)
+        result.peak_bytes = run.peak_bytes()
     finally:
         run.close()
+        gc.unfreeze()
     result.note = "; ".join(filter(None, [note, run.resumed]))
     if result.reduced:
         confirm(model, result, _unreduced(workers, in_memory, chunk), limits,
@@ -188,6 +190,13 @@ class _Run:
     def close(self) -> None:
         for peer in self.peers:
             peer.stop()
+
+    def peak_bytes(self) -> int:
+        """Peak resident memory of this process plus, when they are processes, the workers'."""
+        own = peak_rss()
+        if self.n == 1:
+            return own
+        return own + sum(_call(self.peers, "peak", [()] * self.n))
 
     # -- level 0 ------------------------------------------------------------------
 
@@ -275,17 +284,10 @@ class _Run:
     def plan(self, i: int) -> dict:
         """What worker ``i`` needs to expand the current level."""
         st = self.state
-        shares, n = st["shares"], self.n
-        give, give_to = 0.0, i
-        total = sum(shares)
-        if n > 1 and total and shares[i] * n > total * 1.05:
-            give_to = min(range(n), key=shares.__getitem__)
-            give = (shares[i] - total / n) / shares[i]
         reduce = self.ample is not None and not st["sometimes"]
         st["reduced"] |= reduce
         return {"always": list(st["always"]), "sometimes": list(st["sometimes"]), "cap": len(st["always"]) + 1,
-                "skip": st["skip"], "check_deadlock": st["check_deadlock"], "reduce": reduce,
-                "give": give, "give_to": give_to}
+                "skip": st["skip"], "check_deadlock": st["check_deadlock"], "reduce": reduce}
 
     def expand_level(self, started: float, progress) -> str | None:
         """Expand the current level chunk by chunk; number the next one and decide on it."""
@@ -293,6 +295,7 @@ class _Run:
         level, size = st["level"], st["sizes"][st["level"]]
         _call(peers, "begin", [(self.plan(i),) for i in range(n)])
         gifts: list[list] = [[] for _ in range(n)]
+        kept = [0] * n
         limit = None
         next_report = time.perf_counter() + 0.5
         for lo in range(0, size, self.chunk * n):
@@ -300,12 +303,19 @@ class _Run:
             answers = _call(peers, "expand", [(hi, gifts[i]) for i in range(n)])
             st["transitions"] += sum(t for _, t in answers)
             flags = _call(peers, "resolve", [([q[j] for q, _ in answers],) for j in range(n)])
-            accepted = _call(peers, "accept", [([f[i] for f in flags],) for i in range(n)])
+            won = [sum(f[i].count(1) for f in flags) for i in range(n)]
+            plan = balance(kept, won)
+            accepted = _call(peers, "accept", [([f[i] for f in flags], plan[i]) for i in range(n)])
             gifts = [[] for _ in range(n)]
-            for won, given in accepted:
-                st["states"] += won
+            for i, (count, given) in enumerate(accepted):
+                st["states"] += count
                 for to, gift in given.items():
                     gifts[to].append(gift)
+            kept = [k + w for k, w in zip(kept, won)]
+            for i, moves in enumerate(plan):
+                for to, count in moves.items():
+                    kept[i] -= count
+                    kept[to] += count
             now = time.perf_counter()
             limit = self.limit_hit(now - started)
             if progress is not None and (now >= next_report or limit):
@@ -315,6 +325,7 @@ class _Run:
             if limit:
                 return limit
         self.number(level, _call(peers, "finish", [(gifts[i],) for i in range(n)]))
+        gc.freeze()  # as in search.explore: the states kept so far are long-lived and acyclic
         return None
 
     def number(self, level: int, finished: list) -> None:
@@ -381,3 +392,30 @@ class _Run:
             result.witnesses[name] = replay(self.model, self.ordinals(lvl, rank))
         result.reduced = st["reduced"]
         return result
+
+
+def balance(kept: list[int], won: list[int]) -> list[dict[int, int]]:
+    """Who gives how many of this chunk's new states to whom, so that every worker keeps as many.
+
+    >>> balance([10, 0], [4, 4])
+    [{1: 4}, {}]
+    >>> balance([5, 5, 5], [3, 0, 0])
+    [{1: 1, 2: 1}, {}, {}]
+    """
+    n = len(kept)
+    total = [k + w for k, w in zip(kept, won)]
+    target = sum(total) // n
+    plan: list[dict[int, int]] = [{} for _ in range(n)]
+    spare = [min(w, t - target) if t > target else 0 for t, w in zip(total, won)]
+    for i in sorted(range(n), key=total.__getitem__):
+        need = target - total[i]
+        for j in range(n):
+            if need <= 0:
+                break
+            moved = min(need, spare[j])
+            if moved > 0:
+                plan[j][i] = plan[j].get(i, 0) + moved
+                spare[j] -= moved
+                need -= moved
+                total[i] += moved
+    return plan

@@ -99,6 +99,8 @@ class Result:
     confirmed: int | None = None
     #: what the run could not do as asked (say, fewer workers), in a sentence
     note: str | None = None
+    #: peak resident memory of the processes that searched, when measured
+    peak_bytes: int | None = None
 
     @property
     def verdict(self) -> str:

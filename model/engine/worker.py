@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import os
 import pickle
+import resource
 import traceback
 from array import array
 from itertools import compress
@@ -76,7 +77,6 @@ class Worker:
         self.first: dict[int, int] = {}
         self.witness: dict[int, list[int]] = {}
         self.deadlock: int | None = None
-        self.credit = 0.0
         return len(self.level)
 
     def expand(self, hi: int, gifts: list) -> tuple:
@@ -131,27 +131,34 @@ class Worker:
         seen.update(best)
         return [bytes(f) for f in flags]
 
-    def accept(self, flags: list[bytes]) -> tuple[int, dict]:
-        """Keep the queries the owners flagged, check them, and return gifts ``{worker: (keys, batch)}``."""
+    def accept(self, flags: list[bytes], gifts: dict[int, int]) -> tuple[int, dict]:
+        """Keep the queries the owners flagged, check them, and give ``gifts[worker]`` of them away.
+
+        Returns how many were won and the gifts as ``{worker: (keys, batch)}``; the given
+        states are spread evenly over the chunk, so every worker keeps its share of each
+        rank range.
+        """
         won = []
         for owner, f in enumerate(flags):
             won.extend(zip(compress(self.keys[owner], f), compress(self.pend[owner], f)))
         if self.n > 1:
             won.sort(key=_first)
         self.pend = self.keys = None
-        gift_to, share = self.plan["give_to"], self.plan["give"]
-        given_keys, given = array("q"), []
+        to = [w for w, count in gifts.items() for _ in range(count)]
+        out = {w: (array("q"), []) for w in gifts}
+        step, credit, given = len(to) / len(won) if won else 0.0, 0.0, 0
         for key, state in won:
             self._discover(key, state)
-            self.credit += share
-            if self.credit >= 1.0:
-                self.credit -= 1.0
-                given_keys.append(key)
-                given.append(state)
+            credit += step
+            if credit >= 1.0 - 1e-9 and given < len(to):
+                credit -= 1.0
+                keys, states = out[to[given]]
+                keys.append(key)
+                states.append(state)
+                given += 1
             else:
                 self.held.append((key, state))
-        gifts = {gift_to: (given_keys.tobytes(), encode_batch(given))} if given else {}
-        return len(won), gifts
+        return len(won), {w: (k.tobytes(), encode_batch(st)) for w, (k, st) in out.items() if st}
 
     def _discover(self, key: int, state) -> None:
         for i in self.plan["always"]:
@@ -186,6 +193,9 @@ class Worker:
         self.level, self.next = self.next, Level(self.in_memory, self.folder)
         self.level.ranks = _ints(ranks)
 
+    def peak(self) -> int:
+        return peak_rss()
+
     # -- checkpoints ----------------------------------------------------------------
 
     def save(self, path: str) -> None:
@@ -210,6 +220,11 @@ class Worker:
             self.level.append(key, state)
             self.level.ranks.append(rank)
         return len(self.level)
+
+
+def peak_rss() -> int:
+    """This process's peak resident set size in bytes (Linux counts kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _first(item):
