@@ -49,6 +49,8 @@ class Search:
             out["note"] = result.note
         if result.peak_bytes:
             out["peak_rss_mb"] = round(result.peak_bytes / 2**20, 1)
+        if result.worker_cpu:
+            out["worker_cpu_seconds"] = [round(cpu, 2) for cpu in result.worker_cpu]
         return out
 
 

@@ -142,7 +142,7 @@ def explore_levels(
     try:
         result = run.search(progress, Checkpoint(checkpoint, identity, workers) if checkpoint else None,
                             checkpoint_every)
-        result.peak_bytes = run.peak_bytes()
+        result.peak_bytes, result.worker_cpu = run.usage()
     finally:
         run.close()
         gc.unfreeze()
@@ -191,12 +191,12 @@ class _Run:
         for peer in self.peers:
             peer.stop()
 
-    def peak_bytes(self) -> int:
-        """Peak resident memory of this process plus, when they are processes, the workers'."""
-        own = peak_rss()
+    def usage(self) -> tuple[int, list[float]]:
+        """Peak resident bytes of this process plus the worker processes', and each worker's CPU seconds."""
         if self.n == 1:
-            return own
-        return own + sum(_call(self.peers, "peak", [()] * self.n))
+            return peak_rss(), [time.process_time()]
+        usage = _call(self.peers, "usage", [()] * self.n)
+        return peak_rss() + sum(peak for peak, _ in usage), [cpu for _, cpu in usage]
 
     # -- level 0 ------------------------------------------------------------------
 

@@ -99,8 +99,9 @@ class Result:
     confirmed: int | None = None
     #: what the run could not do as asked (say, fewer workers), in a sentence
     note: str | None = None
-    #: peak resident memory of the processes that searched, when measured
+    #: peak resident memory of the processes that searched, and each worker's CPU seconds, when measured
     peak_bytes: int | None = None
+    worker_cpu: list[float] | None = None
 
     @property
     def verdict(self) -> str:

@@ -24,6 +24,7 @@ import heapq
 import os
 import pickle
 import resource
+import time
 import traceback
 from array import array
 from itertools import compress
@@ -193,8 +194,9 @@ class Worker:
         self.level, self.next = self.next, Level(self.in_memory, self.folder)
         self.level.ranks = _ints(ranks)
 
-    def peak(self) -> int:
-        return peak_rss()
+    def usage(self) -> tuple[int, float]:
+        """This process's peak resident bytes and CPU seconds so far."""
+        return peak_rss(), time.process_time()
 
     # -- checkpoints ----------------------------------------------------------------
 
