@@ -60,19 +60,24 @@ CASES = {
     "graph-deadlock": (lambda: Graph({0: [1, 2, 3], 1: [4], 2: [4, 5], 3: [], 4: [0], 5: []},
                                      [always("not5", lambda s: s != 5), sometimes("sees4", lambda s: s == 4)],
                                      inits=(0, 2, 0)), {}),
-    "acp-lost-response": (lambda: _acp("rfd", "lost-response", False), {}),
+    "acp-identical-prompts": (lambda: _acp("rfd", "identical-prompts", False), {}),
+    "acp-identical-prompts-por": (lambda: _acp("rfd", "identical-prompts", True), {}),
+    "acp-reused-id-stop": (lambda: _acp("reused-id", "identical-prompts", True), {"stop_on_violation": True}),
+}
+SLOW_CASES = {
     "acp-lost-response-por": (lambda: _acp("rfd", "lost-response", True), {}),
     "acp-reused-id-por": (lambda: _acp("reused-id", "multi-client", True), {}),
 }
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", sorted(CASES) + [pytest.param(c, marks=pytest.mark.slow) for c in sorted(SLOW_CASES)])
 def test_every_worker_count_gives_the_one_process_result(case, workers):
-    make, options = CASES[case]
+    make, options = {**CASES, **SLOW_CASES}[case]
     one = explore(make(), **options)
     # small chunks and levels spilled early: exchanges, gifts and the disk all get exercised
-    many = explore_levels(make(), workers=workers, in_memory=5, chunk=7, **options)
+    many = explore_levels(make(), workers=workers, in_memory=5, chunk=7 if one.stats.states < 10_000 else 97,
+                          **options)
     assert signature(many) == signature(one)
 
 
