@@ -61,7 +61,7 @@ CASES = {
                                      [always("not5", lambda s: s != 5), sometimes("sees4", lambda s: s == 4)],
                                      inits=(0, 2, 0)), {}),
     "acp-identical-prompts": (lambda: _acp("rfd", "identical-prompts", False), {}),
-    "acp-identical-prompts-por": (lambda: _acp("rfd", "identical-prompts", True), {}),
+    "acp-multi-client-por": (lambda: _acp("rfd", "multi-client", True), {}),
     "acp-reused-id-stop": (lambda: _acp("reused-id", "identical-prompts", True), {"stop_on_violation": True}),
 }
 SLOW_CASES = {
