@@ -95,3 +95,13 @@ def test_the_argument_covers_this_model_and_refuses_others():
     odd = AcpModel(RFD, DEFAULT.bounds, monitors=ALL_MONITORS + (Stranger(),))
     assert "Stranger" in why_not(odd)
     assert reduce(odd) is not None and not hasattr(odd, "ample")
+
+
+@pytest.mark.slow
+def test_reduction_keeps_per_property_verdicts_past_violations_with_two_clients():
+    sc = SCENARIOS["multi-client"]
+    for mutant in ("client-matches-by-content", "reused-id"):
+        plain = explore(_model(SPECS[mutant], sc, False, continue_after_violation=True), expand_violating=True)
+        reduced = explore(_model(SPECS[mutant], sc, True, continue_after_violation=True), expand_violating=True)
+        assert _outcome(reduced) == _outcome(plain), mutant
+        assert reduced.stats.states < plain.stats.states
