@@ -46,9 +46,9 @@ class Checkpoint:
         files = [str(snap / f"worker-{i}.bin") for i in range(saved["workers"])]
         for peer in peers:
             peer.send("load", files)
-        sizes = [peer.recv() for peer in peers]
+        for peer in peers:
+            peer.recv()
         state.update(saved["state"])
-        state["shares"] = sizes
         return True
 
     def save(self, peers, state: dict) -> None:

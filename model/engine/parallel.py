@@ -172,8 +172,8 @@ class _Run:
         self.ample = ample_of(model, por, False, None)
         self.chunk = chunk
         self.resumed = None
-        folder = None
-        options = {"in_memory": in_memory, "folder": folder, "por": por}
+        self.cpu_at_start = time.process_time()
+        options = {"in_memory": in_memory, "folder": None, "por": por}
         if workers == 1:
             self.peers = [_Local(Worker(model, 0, 1, **options))]
         else:
@@ -184,7 +184,7 @@ class _Run:
             "level": 0, "sizes": [], "links": [], "states": 0, "transitions": 0, "seconds": 0.0,
             "violations": [], "witnesses": {}, "always": list(range(len(self.always))),
             "sometimes": list(range(len(self.sometimes))), "skip": set(), "check_deadlock":
-            getattr(model, "check_deadlock", True), "shares": [0] * workers, "reduced": False,
+            getattr(model, "check_deadlock", True), "reduced": False,
         }
 
     def close(self) -> None:
@@ -194,7 +194,7 @@ class _Run:
     def usage(self) -> tuple[int, list[float]]:
         """Peak resident bytes of this process plus the worker processes', and each worker's CPU seconds."""
         if self.n == 1:
-            return peak_rss(), [time.process_time()]
+            return peak_rss(), [time.process_time() - self.cpu_at_start]
         usage = _call(self.peers, "usage", [()] * self.n)
         return peak_rss() + sum(peak for peak, _ in usage), [cpu for _, cpu in usage]
 
@@ -229,7 +229,6 @@ class _Run:
             peer.send("seed", mine, [fp for _, _, fp in kept if fp % n == i])
         for peer in self.peers:
             peer.recv()
-        st["shares"] = [sum(1 for r in range(len(kept)) if r % n == i) for i in range(n)]
 
     def decide(self, level: int, found: list, rank_of, order_of) -> None:
         """First violators and first witnesses of a level, in a one-process search's terms.
@@ -347,7 +346,6 @@ class _Run:
             st["check_deadlock"] = False
         st["links"].append(links)
         st["sizes"].append(len(links))
-        st["shares"] = [len(k) for k in keys]
         st["level"] = level + 1
         self.decide(level + 1, [(f, w) for _, f, w, _ in finished], lambda k: bisect_left(links, k),
                     lambda r: (level, links[r]))

@@ -70,7 +70,7 @@ class Worker:
             self.level.ranks.append(rank)
 
     def begin(self, plan: dict) -> int:
-        """Start expanding the current level under ``plan`` (see :func:`.parallel.plan`)."""
+        """Start expanding the current level under ``plan`` (what ``_Run.plan`` in :mod:`.parallel` decided)."""
         self.plan = plan
         self.reduce = self.ample if plan["reduce"] else None
         self.todo = zip(self.level.ranks, self.level.states())
@@ -109,6 +109,8 @@ class Worker:
                 keys[owner].append(base | ordinal)
                 pend[owner].append(nxt)
             transitions += count
+            if count > ORD_MASK:
+                raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
             if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
                 self.deadlock = rank
         self.keys = keys
