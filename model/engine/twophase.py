@@ -64,8 +64,9 @@ class TwoPhase:
             self.fingerprint = self._canonical_hash
         # Actions are immutable: made once, shared by every successor.
         self._commit, self._abort = TPAction("TMCommit"), TPAction("TMAbort")
-        self._per_rm = [tuple(TPAction(name, i) for name in ("TMRcvPrepared", "RMPrepare", "RMChooseToAbort",
-                                                             "RMRcvCommitMsg", "RMRcvAbortMsg")) for i in range(n)]
+        self._per_rm = [(i, 1 << i, *(TPAction(name, i) for name in ("TMRcvPrepared", "RMPrepare", "RMChooseToAbort",
+                                                                      "RMRcvCommitMsg", "RMRcvAbortMsg")))
+                        for i in range(n)]
         self._all_prepared = (1 << n) - 1
 
     def init_states(self):
@@ -81,17 +82,16 @@ class TwoPhase:
             if self.broken or tp == self._all_prepared:
                 out.append((self._commit, (rm, "done", tp, mp, True, abort)))
             out.append((self._abort, (rm, "done", tp, mp, commit, True)))
-        for i, acts in enumerate(self._per_rm):
-            bit = 1 << i
+        for i, bit, rcv_prepared, prepare, choose_abort, rcv_commit, rcv_abort in self._per_rm:
             if init and mp & bit:
-                out.append((acts[0], (rm, tm, tp | bit, mp, commit, abort)))
+                out.append((rcv_prepared, (rm, tm, tp | bit, mp, commit, abort)))
             if rm[i] == "working":
-                out.append((acts[1], (rm[:i] + ("prepared",) + rm[i + 1:], tm, tp, mp | bit, commit, abort)))
-                out.append((acts[2], (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+                out.append((prepare, (rm[:i] + ("prepared",) + rm[i + 1:], tm, tp, mp | bit, commit, abort)))
+                out.append((choose_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
             if commit:
-                out.append((acts[3], (rm[:i] + ("committed",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+                out.append((rcv_commit, (rm[:i] + ("committed",) + rm[i + 1:], tm, tp, mp, commit, abort)))
             if abort:
-                out.append((acts[4], (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+                out.append((rcv_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
         return out
 
     def properties(self) -> list[Property]:
