@@ -2,8 +2,10 @@
 
     python benchmarks/profile_acp.py [--top 30]
 
-1. cProfile of the default ``acplab check`` (``acp_model("rfd", None)``,
-   symmetry on): top functions by own time and by cumulative time.
+1. cProfile of the reduced check with one cut (``--clients 2 --prompts 2
+   --disconnects 1``, one process, the first ``--states`` states): own time
+   grouped (model steps, monitors, symmetry fingerprint, NamedTuple
+   construction, engine), then the top functions.
 2. ``_replace`` versus direct construction for the model's NamedTuples
    (``World``, ``Link``, ``Agent``, ``Client``, ``Budget``): nanoseconds per
    call, with ``timeit`` (best of 5).
@@ -26,23 +28,51 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from acplab.model.app.checking import acp_model  # noqa: E402
-from acplab.model.engine import explore  # noqa: E402
 
 
-def profile(top: int) -> None:
-    model, _ = acp_model("rfd", None, symmetry=True)
+#: where a function's time is counted: the first group whose marker is in its file:function name
+GROUPS = (
+    ("fingerprint (symmetry)", ("symmetry.py", "rename_clients", "monitors.py:144", "monitors.py:267",
+                                "monitors.py:306", "monitors.py:386")),
+    ("monitors", ("monitors.py", "_monitor")),
+    ("NamedTuple _replace/_make", ("_replace", "_make", "__new__")),
+    ("engine", ("engine/",)),
+    ("model steps", ("acp/",)),
+)
+
+
+def profile(top: int, states: int) -> None:
+    """cProfile of the reduced check with one cut (one process, ``states`` states), grouped."""
+    from acplab.model.acp.reduction import reduce
+    from acplab.model.engine import Limits
+    from acplab.model.engine.parallel import explore_levels
+
+    def model():
+        m, _ = acp_model("rfd", None, symmetry=True, disconnects=1)
+        reduce(m)
+        return m
+
     t0 = time.perf_counter()
-    plain = explore(model)
+    plain = explore_levels(model(), Limits(max_states=states), workers=1)
     base = time.perf_counter() - t0
-    model, _ = acp_model("rfd", None, symmetry=True)
     prof = cProfile.Profile()
     prof.enable()
-    result = explore(model)
+    result = explore_levels(model(), Limits(max_states=states), workers=1)
     prof.disable()
-    print(f"default check: {result.stats.states:,} states, {result.stats.transitions:,} transitions, "
+    print(f"reduced check with one cut: {result.stats.states:,} states, {result.stats.transitions:,} transitions, "
           f"{base:.2f} s unprofiled ({result.stats.states / base:,.0f} states/s, "
-          f"{1e6 * base / result.stats.transitions:.1f} us/transition)")
+          f"{1e6 * base / result.stats.states:.0f} us/state)")
     assert plain.stats.states == result.stats.states
+    stats = pstats.Stats(prof)
+    total = sum(v[2] for v in stats.stats.values())
+    own: dict[str, float] = {}
+    for (file, line, name), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():
+        where = f"{file}:{line}:{name}"
+        group = next((g for g, marks in GROUPS if any(m in where for m in marks)), "other (SimPy-free builtins)")
+        own[group] = own.get(group, 0.0) + tt
+    print("own time by group:")
+    for group, t in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"  {group:34} {t:6.2f} s  {100 * t / total:4.0f} %")
     for key in ("tottime", "cumulative"):
         out = io.StringIO()
         pstats.Stats(prof, stream=out).strip_dirs().sort_stats(key).print_stats(top)
@@ -96,10 +126,11 @@ def micro() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--states", type=int, default=100_000)
     ap.add_argument("--skip-profile", action="store_true")
     args = ap.parse_args()
     if not args.skip_profile:
-        profile(args.top)
+        profile(args.top, args.states)
     micro()
 
 

@@ -209,3 +209,30 @@ def test_rules_one_id_and_an_unknown_one():
     assert code == 0 and out.startswith("R7 ") and "ReplayResetsBeforeChunks" in out and "replay-without-reset" in out
     code, out, err = run("rules", "Z9")
     assert code == 2 and "unknown rule 'Z9'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_workers_and_reduction_change_nothing_but_the_counts_they_should(tmp_path):
+    """--workers gives the same JSON whatever the count; --no-por explores more states, same verdict."""
+    args = ("check", "--scenario", "identical-prompts", "--spec", "reused-id", "--json", "-q")
+    keep = ("verdict", "complete", "states", "transitions", "depth", "violations", "witnesses", "reduced")
+    outs = []
+    for workers in ("1", "2"):
+        code, out, err = run(*args, "--workers", workers, "--out", str(tmp_path / workers))
+        assert code == 1, err
+        data = json.loads(out)
+        for v in data["violations"]:
+            v.pop("files")
+        outs.append({k: data[k] for k in keep})
+    assert outs[0] == outs[1]
+    code, out, _ = run(*args, "--workers", "2", "--no-por", "--out", str(tmp_path / "plain"))
+    plain = json.loads(out)
+    assert (code, plain["verdict"], plain["reduced"]) == (1, "violated", False)
+    assert [v["trace_length"] for v in plain["violations"]] == [v["trace_length"] for v in outs[0]["violations"]]
+
+
+def test_random_walks_never_claim_holds(tmp_path):
+    code, out, err = run("check", "--scenario", "report-order", "--walk", "20", "--seed", "4", "--json")
+    data = json.loads(out)
+    assert (code, data["verdict"], data["search"]) == (3, "incomplete", "random walks"), err
+    code, out, _ = run("check", "--model", "twophase", "--broken", "--walk", "200", "--json", "--out", str(tmp_path))
+    assert (code, json.loads(out)["violations"][0]["property"]) == (1, "Consistent")

@@ -5,7 +5,7 @@ from itertools import permutations
 import pytest
 
 from acplab.model.engine import Limits, always, eventually, explore, sometimes
-from acplab.model.engine.twophase import TwoPhase
+from acplab.model.engine.twophase import TwoPhase, view
 
 
 @pytest.mark.parametrize("n, states, depth", [(1, 12, 5), (3, 288, 11), (5, 8832, 17)])
@@ -23,7 +23,7 @@ def test_broken_twophase_shortest_counterexample_is_pinned():
     assert violation.property.name == "Consistent"
     labels = [model.format_action(a) for a, _ in violation.path.steps]
     assert labels == ["TMCommit", "RMChooseToAbort(rm1)", "RMRcvCommitMsg(rm2)"]
-    assert violation.path.last_state.rm == ("aborted", "committed", "working")
+    assert violation.path.last_state[0] == ("aborted", "committed", "working")
 
 
 def _orbits(n):
@@ -35,9 +35,10 @@ def _orbits(n):
             if nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
-    def canon(s):
+    def canon(state):
+        s = view(state)
         return min(
-            (tuple(s.rm[i] for i in p), tuple(s.tm_prepared[i] for i in p), tuple(s.msg_prepared[i] for i in p))
+            (tuple(s.rm[i] for i in p), tuple(s.tm_prepared >> i & 1 for i in p), tuple(s.msg_prepared >> i & 1 for i in p))
             for p in permutations(range(n))
         ) + (s.tm, s.msg_commit, s.msg_abort)
     return len({canon(s) for s in seen})

@@ -42,7 +42,7 @@ def test_unwritable_out_is_refused_before_any_work(blocked, tmp_path, monkeypatc
 
     from acplab.model.app import checking, figures
 
-    monkeypatch.setattr(checking, "explore", no_work)
+    monkeypatch.setattr(checking.Search, "run", no_work)
     monkeypatch.setattr(figures, "generate", no_work)
     capture = tmp_path / "c.jsonl"
     capture.write_text('{"seq":1,"conn":"c1","dir":"client->agent","msg":{"jsonrpc":"2.0","method":"x"}}\n')

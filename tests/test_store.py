@@ -53,7 +53,7 @@ def test_replay_of_stored_ordinals_reaches_the_stored_state():
     result = explore(model)
     path = result.witnesses["SomeCommit"]
     assert replay(model, path.ordinals).last_state == path.last_state
-    assert "committed" in path.last_state.rm
+    assert "committed" in path.last_state[0]
 
 
 def test_store_is_compact_at_scale():
@@ -77,7 +77,7 @@ def test_broken_counterexample_unchanged():
     [violation] = explore(model).violations
     labels = [model.format_action(a) for a, _ in violation.path.steps]
     assert labels == ["TMCommit", "RMChooseToAbort(rm1)", "RMRcvCommitMsg(rm2)"]
-    assert violation.path.last_state.rm == ("aborted", "committed", "working")
+    assert violation.path.last_state[0] == ("aborted", "committed", "working")
 
 
 def test_eventually_uses_the_indexed_store_and_still_finds_lassos():

@@ -11,12 +11,15 @@ diagram; TwoPhase: the text trace); ``--html`` adds one self-contained
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import click
 
-from acplab.model.engine import Limits, Result, explore
+from acplab.model.engine import Limits, Result
+from acplab.model.engine.parallel import explore_levels
+from acplab.model.engine.walk import random_walks
 from acplab.model.errors import InputError
 from acplab.model.render.artefacts import fresh_out_dir, write_behaviour, write_bridge_behaviour
 from acplab.model.render.traces import state_diff_trace
@@ -48,6 +51,45 @@ class Target:
     write: Callable  # (base, model, path, title, violation, rules) -> files
     view: Callable  # runview builder: (ident, kind, name, title, model, path, **kw) -> run
     summary: dict = field(default_factory=dict)  # extra JSON fields
+    identity: str = ""  # what a checkpoint is of: a resumed run must check the same thing
+    prepare: Callable | None = None  # (search) -> why the model gets no reduction, or None
+
+
+@dataclass(frozen=True)
+class Search:
+    """How ``acplab check`` searches: workers, reduction, checkpoints, or random walks instead."""
+
+    workers: int | None = None  # None: one per core
+    por: bool = True
+    checkpoint: str | None = None
+    checkpoint_every: float = 60.0
+    walk: int | None = None  # random walks instead of an exhaustive search
+    seed: int = 0
+    max_depth: int | None = None
+
+    def run(self, model, limits: Limits, progress, identity: str) -> Result:
+        """Random walks, or the exhaustive search on ``workers`` processes (with checkpoints)."""
+        if self.walk:
+            return random_walks(model, self.walk, self.seed, self.max_depth or 200, progress, limits.max_seconds)
+        workers = self.workers or os.cpu_count() or 1
+        limits = Limits(limits.max_states, limits.max_seconds, self.max_depth)
+        return explore_levels(model, limits, workers, progress, por=self.por, checkpoint=self.checkpoint,
+                              checkpoint_every=self.checkpoint_every, identity=identity)
+
+    def json(self, result: Result) -> dict:
+        """What the search did, for the JSON summary."""
+        out = {"search": "random walks" if self.walk else "breadth-first",
+               "workers": 1 if self.walk else self.workers or os.cpu_count() or 1,
+               "reduced": result.reduced}
+        if result.confirmed is not None:
+            out["confirmed_states"] = result.confirmed
+        if result.note:
+            out["note"] = result.note
+        if result.peak_bytes:
+            out["peak_rss_mb"] = round(result.peak_bytes / 2**20, 1)
+        if result.worker_cpu:
+            out["worker_cpu_seconds"] = [round(cpu, 2) for cpu in result.worker_cpu]
+        return out
 
 
 # -- the three kinds of model ------------------------------------------------------------
@@ -153,8 +195,14 @@ def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) ->
         return write_behaviour(base, model, path.actions_with_effects(), title, violation, rules,
                                loop_start=path.loop_start)
 
+    def prepare(search: Search) -> str | None:
+        from acplab.model.acp.reduction import reduce
+
+        return reduce(model) if search.por and not search.walk else None
+
+    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry}"
     return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
-                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()))
+                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()), identity, prepare)
 
 
 def bridge_target(name: str, mutant: str) -> Target:
@@ -170,7 +218,7 @@ def bridge_target(name: str, mutant: str) -> Target:
     facts = [("model", f"bridge-{name}: {type(model).__doc__.strip().splitlines()[0]}"), ("spec", f"{mutant}: {what}"),
              ("bounds", "one prompt, four FIFO channels (client, bridge, agent), fixed by the model")]
     return Target(model, f"bridge-{name}-{mutant}", header, facts, where, write_bridge_behaviour, bridge_run,
-                  dict(model=f"bridge-{name}", spec=mutant))
+                  dict(model=f"bridge-{name}", spec=mutant), f"bridge-{name} {mutant}")
 
 
 def twophase_target(rms: int, broken: bool, symmetry: bool) -> Target:
@@ -191,7 +239,7 @@ def twophase_target(rms: int, broken: bool, symmetry: bool) -> Target:
         return [str(txt)]
 
     return Target(model, f"twophase-{rms}" + ("-broken" if broken else ""), header, facts, where, write, state_run,
-                  dict(model="twophase", spec=spec, rms=rms))
+                  dict(model="twophase", spec=spec, rms=rms), f"twophase rms={rms} broken={broken} symmetry={symmetry}")
 
 
 # -- one check ------------------------------------------------------------
@@ -210,19 +258,23 @@ def witness_names(model, requested) -> list[str]:
     return list(dict.fromkeys(requested))
 
 
-def run_check(target: Target, limits: Limits, opts: Output) -> int:
-    """Explore, print, write the runs (and the report); return the exit code."""
+def run_check(target: Target, limits: Limits, opts: Output, search: Search = Search()) -> int:
+    """Explore (or walk), print, write the runs (and the report); return the exit code."""
     model = target.model
     wanted = witness_names(model, opts.witnesses)
     if not opts.as_json:
         click.echo(target.header)
-    result = explore(model, limits, explorer_progress(opts.quiet or opts.as_json))
+    why_not = target.prepare(search) if target.prepare is not None else None
+    result = search.run(model, limits, explorer_progress(opts.quiet or opts.as_json), f"{target.identity} por={search.por}")
     found = [w for w in wanted if result.witnesses.get(w) is not None]
     folder = None
     if result.violations or result.warnings or found or opts.html:
         folder = fresh_out_dir(opts.out, target.stem)
     files, runs = write_runs(target, result, found, folder, opts.html)
     summary = result_json(result, **target.summary)
+    summary.update(search.json(result))
+    if why_not:
+        summary["note"] = "; ".join(filter(None, [summary.get("note"), f"no partial-order reduction: {why_not}"]))
     summary.update(violations_json(result, files))
     summary["warnings"] = warnings_json(result, files, {p.name: p.rules for p in model.properties()})
     summary["witnesses"] = witnesses_json(result, files, wanted)
@@ -359,6 +411,12 @@ def emit(summary: dict, as_json: bool) -> None:
     if summary.get("limit"):
         head += f" (stopped at {summary['limit']})"
     click.echo(head)
+    if summary.get("reduced"):
+        confirmed = summary.get("confirmed_states")
+        click.echo("  partial-order reduction" + (f"; counterexamples confirmed shortest by an unreduced search "
+                                                  f"({confirmed:,} states)" if confirmed is not None else ""))
+    if summary.get("note"):
+        click.echo(f"  note: {summary['note']}")
     real = [v for v in summary["violations"] if not v.get("missing_witness")]
     missing = [v["property"] for v in summary["violations"] if v.get("missing_witness")]
     if missing and real:

@@ -26,7 +26,8 @@ from .checking import BOUND_MAXIMA
 #: 3-10 per added client or prompt (default scenario: 2 clients 54k states in 4 s; 3 clients
 #: over 160k states in 20 s) and the explorer keeps about 1 KB per state, so --max-states
 #: 10^9 may need up to ~1 TB; a state's successors cost about clients^2.
-MAXIMA = {**BOUND_MAXIMA, "rms": 16, "max_states": 10 ** 9, "max_seconds": 1e6, "workers": 256}
+MAXIMA = {**BOUND_MAXIMA, "rms": 16, "max_states": 10 ** 9, "max_seconds": 1e6, "workers": 256, "max_depth": 10 ** 6,
+          "walk": 10 ** 9, "seed": 2 ** 63 - 1}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -107,9 +108,24 @@ def _finite(ctx, param, value):
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: one self-contained page that steps through "
                                            "every counterexample and witness run.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+@click.option("--workers", type=int, default=None, callback=_int_in(1, "workers"),
+              help="Processes sharing the search (default: one per core); results are the same for any number.")
+@click.option("--por/--no-por", default=True, show_default=True,
+              help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
+@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
+              help="Folder for snapshots between levels; a killed check run again with it resumes.")
+@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_seconds,
+              help="Seconds between snapshots.")
+@click.option("--max-depth", type=int, default=None, callback=_int_in(1, "max_depth"),
+              help="Explore at most this many steps deep (the run is then incomplete); the walk length for --walk.")
+@click.option("--walk", type=int, default=None, callback=_int_in(1, "walk"),
+              help="Random walks instead of an exhaustive search: hunt bugs beyond the bounds (never holds).")
+@click.option("--seed", type=int, default=0, show_default=True, callback=_int_in(0, "seed"),
+              help="Seed of the random walks.")
 @click.pass_context
 def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects, settings, rms, broken,
-          max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet):
+          max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet, workers, por,
+          checkpoint, checkpoint_every, max_depth, walk, seed):
     """Explore every interleaving within bounds and check the rules."""
     from acplab.model.engine import Limits
 
@@ -127,7 +143,8 @@ def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects,
         bounds = checking.parse_bounds(settings, clients=clients, prompts=prompts, drops=drops,
                                        disconnects=disconnects)
         target = checking.acp_target(spec, scenario, bounds, symmetry is not False)
-    sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts))
+    search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth)
+    sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts, search))
 
 
 #: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
@@ -136,7 +153,8 @@ _CHECK_OPTIONS = {
     "twophase": {"rms", "broken", "symmetry"},
     "bridge": {"spec"},
 }
-_CHECK_COMMON = {"model_name", "max_states", "max_seconds", "witness", "all_witnesses", "as_json", "out", "html", "quiet"}
+_CHECK_COMMON = {"model_name", "max_states", "max_seconds", "witness", "all_witnesses", "as_json", "out", "html", "quiet",
+                 "workers", "por", "checkpoint", "checkpoint_every", "max_depth", "walk", "seed"}
 
 
 def _reject_ignored(ctx, model_name: str) -> None:

@@ -2,7 +2,10 @@
 
 Breadth-first search over a fingerprint store (:mod:`.search`), paths rebuilt
 by replay (:mod:`.path`), the ``eventually`` pass (:mod:`.liveness`), and
-TwoPhase commit as the engine's validation model (:mod:`.twophase`).
+TwoPhase commit as the engine's validation model (:mod:`.twophase`).  For
+large bounds: the same search on several processes with checkpoints
+(:mod:`.parallel`, :mod:`.worker`, :mod:`.frontier`, :mod:`.checkpoint`),
+partial-order reduction (:mod:`.por`) and random walks (:mod:`.walk`).
 """
 
 from .search import Limits, Result, Stats, Violation, Visitor, explore

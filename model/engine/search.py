@@ -19,8 +19,9 @@ model with symmetry reduction returns the hash of a canonical form),
 ``check_deadlock`` (default ``True``), ``is_final(state)`` (a terminal state
 that is not a deadlock), ``deadlock_property`` (the :class:`Property` a
 non-final terminal state violates, so a model can name it and cite rules;
-default :data:`DEADLOCK`) and ``fairness_class(action) -> hashable | None``
-(weak fairness for ``eventually``; see :mod:`.liveness`).
+default :data:`DEADLOCK`), ``fairness_class(action) -> hashable | None``
+(weak fairness for ``eventually``; see :mod:`.liveness`) and ``ample(state)``
+(partial-order reduction: what it keeps and what it does not is in :mod:`.por`).
 
 What each expectation covers
 ----------------------------
@@ -65,12 +66,14 @@ n**2 / 2**61 for n states (about 4e-8 for a million states).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .liveness import EventualGraph
 from .path import Path, replay
+from .por import ample_of, confirm
 from .properties import DEADLOCK, Property, TransitionSystem, reject_duplicate_names
 from .store import FP_MASK, FingerprintStore
 
@@ -110,6 +113,14 @@ class Result:
     warnings: list[Violation] = field(default_factory=list)
     #: witnesses declared ``required=False``: missing ones are warnings
     optional: frozenset[str] = frozenset()
+    #: partial-order reduction: whether ample sets were used, and the states of the confirming run
+    reduced: bool = False
+    confirmed: int | None = None
+    #: what the run could not do as asked (say, fewer workers), in a sentence
+    note: str | None = None
+    #: peak resident memory of the processes that searched, and each worker's CPU seconds, when measured
+    peak_bytes: int | None = None
+    worker_cpu: list[float] | None = None
 
     @property
     def verdict(self) -> str:
@@ -169,6 +180,7 @@ def explore(
     stop_on_violation: bool = False,
     expand_violating: bool = False,
     visitor: Visitor | None = None,
+    por: bool = True,
 ) -> Result:
     """Explore every reachable state breadth-first and check the model's properties.
 
@@ -177,6 +189,7 @@ def explore(
     ``expand_violating`` keeps exploring beyond violating states, so every
     property gets its own shortest counterexample even when another property
     is violated on the way (each property is still reported once).
+    ``por`` uses the model's ``ample`` sets when it offers them (see :mod:`.por`).
 
     Examples
     --------
@@ -196,6 +209,7 @@ def explore(
     active_sometimes = [p for p in props if p.expectation == "sometimes"]
     eventual = [p for p in props if p.expectation == "eventually"]
     successors = model.successors
+    ample = ample_of(model, por, bool(eventual), visitor)
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -253,11 +267,14 @@ def explore(
             limit = f"max depth {limits.max_depth}"
             break
         next_frontier = []
+        reduce = ample if ample is not None and not active_sometimes else None
+        result.reduced |= reduce is not None
         for n, (state, idx) in enumerate(frontier):
             count = 0
             # fairness classes of every successor, for a state that falsifies an `eventually`
             classes = [] if fair and graph.falsifying(idx) else None
-            for ordinal, successor in enumerate(successors(state)):
+            pairs = reduce(state) if reduce is not None else None
+            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 nxt = successor[1]
                 count += 1
                 cid = -1
@@ -304,6 +321,7 @@ def explore(
                     next_report = now + 0.5
         if limit is None:
             frontier = next_frontier
+            gc.freeze()  # the states seen so far live long and hold no cycles: keep the collector off them
             if frontier:
                 depth += 1
     stats.states = len(parent_of)
@@ -321,5 +339,9 @@ def explore(
     if graph is not None and result.complete:
         for p, ordinals, loop in graph.violations(store):
             result.violations.append(Violation(p, replay(model, ordinals, loop)))
+    gc.unfreeze()
+    if result.reduced:
+        confirm(model, result, explore, limits, stop_on_violation=stop_on_violation,
+                expand_violating=expand_violating)
     stats.seconds = time.perf_counter() - started
     return result

@@ -7,6 +7,12 @@ in a set that only grows.  Published distinct-state counts (TLC, Stateright
 ``examples/2pc.rs``): 288 for 3 RMs (depth 11), 8,832 for 5 RMs, 296,448 for 7;
 with RM symmetry, 665 for 5 RMs.
 
+A state is a plain tuple ``(rm, tm, tm_prepared, msg_prepared, msg_commit,
+msg_abort)``: ``rm`` holds each RM's state by RM number, the two sets are bit
+masks (bit ``i`` for RM ``i``).  A plain tuple is built and hashed in one go;
+this model is also the engine's yardstick against a hand-written BFS, so its
+encoding is as lean as that BFS's.  :func:`view` names the fields.
+
 ``broken=True`` lets the TM commit without waiting for every ``Prepared``: the
 consistency invariant then fails, which pins the explorer's counterexamples.
 """
@@ -18,26 +24,29 @@ from typing import NamedTuple
 from .properties import Property, always, sometimes
 
 RM_STATES = ("working", "prepared", "committed", "aborted")
+_RM_SET = frozenset(RM_STATES)
+_TM_SET = frozenset(("init", "done"))
 
 
 class TPState(NamedTuple):
-    """One global state; per-RM fields are tuples indexed by RM number."""
+    """A state with its fields named (what :func:`view` gives; the model itself uses plain tuples)."""
 
     rm: tuple[str, ...]
     tm: str
-    tm_prepared: tuple[bool, ...]
-    msg_prepared: tuple[bool, ...]
+    tm_prepared: int
+    msg_prepared: int
     msg_commit: bool
     msg_abort: bool
+
+
+def view(state: tuple) -> TPState:
+    """The state with its fields named."""
+    return TPState(*state)
 
 
 class TPAction(NamedTuple):
     name: str
     rm: int | None = None
-
-
-def _set(values: tuple, i: int, value) -> tuple:
-    return values[:i] + (value,) + values[i + 1 :]
 
 
 class TwoPhase:
@@ -53,35 +62,36 @@ class TwoPhase:
         self.symmetry = symmetry
         if symmetry:
             self.fingerprint = self._canonical_hash
+        # Actions are immutable: made once, shared by every successor.
+        self._commit, self._abort = TPAction("TMCommit"), TPAction("TMAbort")
+        self._per_rm = [(i, 1 << i, *(TPAction(name, i) for name in ("TMRcvPrepared", "RMPrepare", "RMChooseToAbort",
+                                                                      "RMRcvCommitMsg", "RMRcvAbortMsg")))
+                        for i in range(n)]
+        self._all_prepared = (1 << n) - 1
 
     def init_states(self):
-        none = (False,) * self.n
-        return [TPState(("working",) * self.n, "init", none, none, False, False)]
+        return [(("working",) * self.n, "init", 0, 0, False, False)]
 
-    def successors(self, s: TPState):
+    def successors(self, s: tuple):
         """TMCommit, TMAbort, then per RM: TMRcvPrepared, RMPrepare, RMChooseToAbort,
         RMRcvCommitMsg, RMRcvAbortMsg (the order of TwoPhase.tla's Next)."""
+        rm, tm, tp, mp, commit, abort = s
         out = []
-        if s.tm == "init":
-            if self.broken or all(s.tm_prepared):
-                out.append((TPAction("TMCommit"), s._replace(tm="done", msg_commit=True)))
-            out.append((TPAction("TMAbort"), s._replace(tm="done", msg_abort=True)))
-        for i in range(self.n):
-            state = s.rm[i]
-            if s.tm == "init" and s.msg_prepared[i]:
-                out.append((TPAction("TMRcvPrepared", i), s._replace(tm_prepared=_set(s.tm_prepared, i, True))))
-            if state == "working":
-                out.append(
-                    (
-                        TPAction("RMPrepare", i),
-                        s._replace(rm=_set(s.rm, i, "prepared"), msg_prepared=_set(s.msg_prepared, i, True)),
-                    )
-                )
-                out.append((TPAction("RMChooseToAbort", i), s._replace(rm=_set(s.rm, i, "aborted"))))
-            if s.msg_commit:
-                out.append((TPAction("RMRcvCommitMsg", i), s._replace(rm=_set(s.rm, i, "committed"))))
-            if s.msg_abort:
-                out.append((TPAction("RMRcvAbortMsg", i), s._replace(rm=_set(s.rm, i, "aborted"))))
+        init = tm == "init"
+        if init:
+            if self.broken or tp == self._all_prepared:
+                out.append((self._commit, (rm, "done", tp, mp, True, abort)))
+            out.append((self._abort, (rm, "done", tp, mp, commit, True)))
+        for i, bit, rcv_prepared, prepare, choose_abort, rcv_commit, rcv_abort in self._per_rm:
+            if init and mp & bit:
+                out.append((rcv_prepared, (rm, tm, tp | bit, mp, commit, abort)))
+            if rm[i] == "working":
+                out.append((prepare, (rm[:i] + ("prepared",) + rm[i + 1:], tm, tp, mp | bit, commit, abort)))
+                out.append((choose_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+            if commit:
+                out.append((rcv_commit, (rm[:i] + ("committed",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+            if abort:
+                out.append((rcv_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
         return out
 
     def properties(self) -> list[Property]:
@@ -89,27 +99,37 @@ class TwoPhase:
             always("TypeOK", self._type_ok, description="every variable holds a value of its type"),
             always(
                 "Consistent",
-                lambda s: not ("committed" in s.rm and "aborted" in s.rm),
+                lambda s: not ("committed" in s[0] and "aborted" in s[0]),
                 description="no RM has committed while another has aborted",
             ),
-            sometimes("SomeCommit", lambda s: "committed" in s.rm, description="a transaction commits"),
-            sometimes("SomeAbort", lambda s: "aborted" in s.rm, description="a transaction aborts"),
+            sometimes("SomeCommit", lambda s: "committed" in s[0], description="a transaction commits"),
+            sometimes("SomeAbort", lambda s: "aborted" in s[0], description="a transaction aborts"),
         ]
 
-    def _type_ok(self, s: TPState) -> bool:
-        n = self.n
-        return (
-            len(s.rm) == n
-            and all(r in RM_STATES for r in s.rm)
-            and s.tm in ("init", "done")
-            and len(s.tm_prepared) == n
-            and len(s.msg_prepared) == n
-        )
+    def _type_ok(self, s: tuple) -> bool:
+        rm, tm, tp, mp, _commit, _abort = s
+        limit = self._all_prepared
+        return len(rm) == self.n and _RM_SET.issuperset(rm) and tm in _TM_SET and 0 <= tp <= limit \
+            and 0 <= mp <= limit
 
     def format_action(self, action: TPAction) -> str:
         return action.name if action.rm is None else f"{action.name}(rm{action.rm + 1})"
 
-    def _canonical_hash(self, s: TPState) -> int:
+    def describe_step(self, before: tuple, action: TPAction, after: tuple) -> list[str]:
+        """``field: old -> new`` for what the step changed, sets shown as sets of RMs."""
+        out = []
+        for name, old, new in zip(TPState._fields, view(before), view(after)):
+            if old != new:
+                if name in ("tm_prepared", "msg_prepared"):
+                    old, new = self._rms(old), self._rms(new)
+                out.append(f"{name}: {old!r} -> {new!r}")
+        return out
+
+    def _rms(self, mask: int) -> str:
+        return "{" + ", ".join(f"rm{i + 1}" for i in range(self.n) if mask >> i & 1) + "}"
+
+    def _canonical_hash(self, s: tuple) -> int:
         """RMs are interchangeable: hash the state with its per-RM triples sorted."""
-        per_rm = sorted(zip(s.rm, s.tm_prepared, s.msg_prepared))
-        return hash((tuple(per_rm), s.tm, s.msg_commit, s.msg_abort))
+        rm, tm, tp, mp, commit, abort = s
+        per_rm = sorted((r, tp >> i & 1, mp >> i & 1) for i, r in enumerate(rm))
+        return hash((tuple(per_rm), tm, commit, abort))

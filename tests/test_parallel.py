@@ -1,0 +1,139 @@
+"""The level-synchronous search on several workers gives the one-process result, and resumes after a kill."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from acplab.model.acp.reduction import reduce
+from acplab.model.app.checking import acp_model
+from acplab.model.engine import Limits, always, eventually, explore, sometimes
+from acplab.model.engine.parallel import explore_levels
+from acplab.model.engine.twophase import TwoPhase
+from acplab.model.errors import InputError
+
+
+def signature(r):
+    """Everything a run reports, paths as replay tokens."""
+    return (r.verdict, r.complete, r.stats.states, r.stats.transitions, r.stats.depth, r.limit,
+            [(v.property.name, v.path.ordinals, v.path.loop_start) for v in r.violations],
+            {k: None if p is None else p.ordinals for k, p in r.witnesses.items()})
+
+
+class Graph:
+    """A transition system over small ints: deadlocks, witnesses and several initial states."""
+
+    def __init__(self, edges, props=(), inits=(0,), final=None):
+        self.edges, self.props, self.inits = edges, list(props), list(inits)
+        if final is not None:
+            self.is_final = final
+
+    def init_states(self):
+        return self.inits
+
+    def successors(self, s):
+        return [(f"{s}->{t}", t) for t in self.edges.get(s, ())]
+
+    def properties(self):
+        return self.props
+
+    def format_action(self, a):
+        return a
+
+
+def _acp(spec, scenario, por):
+    model, _ = acp_model(spec, scenario, symmetry=True)
+    if por:
+        reduce(model)
+    return model
+
+
+CASES = {
+    "twophase-5": (lambda: TwoPhase(5), {}),
+    "twophase-4-broken": (lambda: TwoPhase(4, broken=True), {}),
+    "twophase-4-broken-expand": (lambda: TwoPhase(4, broken=True), {"expand_violating": True}),
+    "twophase-4-broken-stop": (lambda: TwoPhase(4, broken=True), {"stop_on_violation": True}),
+    "twophase-4-symmetry": (lambda: TwoPhase(4, symmetry=True), {}),
+    "graph-deadlock": (lambda: Graph({0: [1, 2, 3], 1: [4], 2: [4, 5], 3: [], 4: [0], 5: []},
+                                     [always("not5", lambda s: s != 5), sometimes("sees4", lambda s: s == 4)],
+                                     inits=(0, 2, 0)), {}),
+    "acp-identical-prompts": (lambda: _acp("rfd", "identical-prompts", False), {}),
+    "acp-multi-client-por": (lambda: _acp("rfd", "multi-client", True), {}),
+    "acp-reused-id-stop": (lambda: _acp("reused-id", "identical-prompts", True), {"stop_on_violation": True}),
+}
+SLOW_CASES = {
+    "acp-lost-response-por": (lambda: _acp("rfd", "lost-response", True), {}),
+    "acp-reused-id-por": (lambda: _acp("reused-id", "multi-client", True), {}),
+}
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("case", sorted(CASES) + [pytest.param(c, marks=pytest.mark.slow) for c in sorted(SLOW_CASES)])
+def test_every_worker_count_gives_the_one_process_result(case, workers):
+    make, options = {**CASES, **SLOW_CASES}[case]
+    one = explore(make(), **options)
+    # small chunks and levels spilled early: exchanges, gifts and the disk all get exercised
+    many = explore_levels(make(), workers=workers, in_memory=5, chunk=7 if one.stats.states < 10_000 else 97,
+                          **options)
+    assert signature(many) == signature(one)
+
+
+def test_limits_end_incomplete_and_depth_limit_matches():
+    assert explore_levels(TwoPhase(5), Limits(max_states=100), workers=2, chunk=8).verdict == "incomplete"
+    one = explore(TwoPhase(5), Limits(max_depth=6))
+    assert signature(explore_levels(TwoPhase(5), Limits(max_depth=6), workers=2)) == signature(one)
+
+
+def test_eventually_falls_back_to_one_worker_and_says_so():
+    model = Graph({0: [1], 1: [2], 2: [1]}, [eventually("reaches3", lambda s: s == 3)], final=lambda s: True)
+    result = explore_levels(model, workers=2)
+    assert result.note and "one worker" in result.note
+    assert [v.property.name for v in result.violations] == ["reaches3"]
+
+
+def test_a_checkpoint_of_another_search_is_refused(tmp_path):
+    explore_levels(TwoPhase(3), workers=1, checkpoint=str(tmp_path), checkpoint_every=0, identity="a")
+    with pytest.raises(InputError, match="another search"):
+        explore_levels(TwoPhase(3), workers=1, checkpoint=str(tmp_path), identity="b")
+
+
+def test_resuming_from_a_checkpoint_with_other_worker_counts(tmp_path):
+    """Snapshots at every level; resume from a middle one on 1 and on 3 workers."""
+    folder = tmp_path / "ck"
+    full = explore_levels(TwoPhase(5), workers=2, checkpoint=str(folder), checkpoint_every=0, identity="tp5")
+    assert signature(full) == signature(explore(TwoPhase(5)))
+    # Cut a run short after a few levels, then resume it elsewhere.
+    for workers in (1, 3):
+        cut = tmp_path / f"cut{workers}"
+        partial = explore_levels(TwoPhase(5), Limits(max_depth=8), workers=2, checkpoint=str(cut),
+                                 checkpoint_every=0, identity="tp5")
+        assert partial.verdict == "incomplete"
+        resumed = explore_levels(TwoPhase(5), workers=workers, checkpoint=str(cut), identity="tp5")
+        assert signature(resumed)[:4] == signature(full)[:4]
+        assert signature(resumed)[5:] == signature(full)[5:]
+
+
+@pytest.mark.slow
+def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
+    """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees."""
+    folder = tmp_path / "ck"
+    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--no-por",
+            "--workers", "2", "--json", "-q", "--checkpoint", str(folder), "--checkpoint-every", "0"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    while not (folder / "CURRENT").exists() or (folder / "CURRENT").read_text().strip() < "snap-0010":
+        assert proc.poll() is None and time.time() < deadline, "the run ended before a checkpoint"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    fresh = subprocess.run(args[:-4] + ["--workers", "1"], capture_output=True, text=True, timeout=300)
+    import json
+
+    a, b = json.loads(resumed.stdout), json.loads(fresh.stdout)
+    keep = ("verdict", "complete", "states", "transitions", "depth", "violations", "witnesses")
+    assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
+    assert "resumed" in a.get("note", "") and "resumed" not in b.get("note", "")
