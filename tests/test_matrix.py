@@ -122,3 +122,28 @@ def test_matrix_cli_json_and_a_spec_file_row(tmp_path):
     assert data["cells"]["my-early-ack"]["SuccessOnlyAfterInsertion"] == "violated"  # caught by the right rule
     assert data["cells"]["my-early-ack"]["OutcomeKnown"] == "violated"
     assert data["verdicts"]["my-early-ack"]["verdict"] == "no claim"
+
+
+def test_runs_merged_as_identical_explore_the_same_model():
+    """Where a variant's key equals rfd's (its differing switches unread within the bounds), exploring
+    the variant itself finds the same states and the same violations as exploring rfd."""
+    from acplab.model.acp.goals import GOALS
+    from acplab.model.acp.model import AcpModel
+    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.spec import RFD
+    from acplab.model.engine import explore
+
+    def outcome(spec, bounds):
+        model = AcpModel(spec, bounds, monitors=ALL_MONITORS + GOALS, symmetry=True, continue_after_violation=True)
+        r = explore(model, expand_violating=True)
+        return r.stats.states, sorted((v.property.name, len(v.path)) for v in r.violations)
+
+    merged = 0
+    for scenario in ("report-order", "cancellation", "tool-failure"):
+        for name in mx.variant_names()[1:]:
+            spec = SPECS[name]
+            bounds = mx._bounds(spec, scenario, dict(mx.MATRIX_RUNS)[scenario])
+            if mx._acp_key(spec, bounds) == mx._acp_key(RFD, bounds):
+                merged += 1
+                assert outcome(spec, bounds) == outcome(RFD, bounds), (name, scenario)
+    assert merged >= 10

@@ -113,10 +113,29 @@ def matrix_rows(names: list[str], full: bool) -> list[Row]:
     return rows
 
 
-def _acp_key(spec: Spec) -> Spec:
-    """The switches the ACP model reads: specs with equal keys explore the same model."""
-    return spec._replace(name="", description="", not_applicable=(), by_design=(), no_difference="", breaks="",
+#: switches read only on paths a bound makes unreachable: (the bound is zero, the switches)
+_UNREAD = (
+    (("failures",), ("failure_before_response", "failure_report", "stale_error", "error_shape", "error_details",
+                     "abort_failure_stop", "hook_rejection_stop")),  # only after a failure or a rejection
+    (("disconnects", "restarts"), ("state_sync_on_resume", "snapshot_outcome", "replay_reset", "replay_keeps_ids",
+                                   "replay_reexecutes_commands", "echo_after_replay", "permission_on_disconnect",
+                                   "ids_survive_restart")),  # only on a resume, a lost connection or a restart
+)
+
+
+def _acp_key(spec: Spec, bounds) -> Spec:
+    """The switches the ACP model reads within ``bounds``: equal keys explore the same model.
+
+    Presentation fields and the bridges' error type are never read; the failure switches are not
+    read when nothing can fail, nor the resume and replay ones when no connection is cut and the
+    agent never restarts (each is read only on a path those bounds rule out).
+    """
+    spec = spec._replace(name="", description="", not_applicable=(), by_design=(), no_difference="", breaks="",
                          error_type=RFD.error_type)
+    for bounds_zero, switches in _UNREAD:
+        if all(getattr(bounds, b) == 0 for b in bounds_zero):
+            spec = spec._replace(**{s: getattr(RFD, s) for s in switches})
+    return spec
 
 
 def _bounds(spec: Spec, scenario: str, overrides: dict):
@@ -219,8 +238,8 @@ def plan(rows: list[Row], out_dir, max_seconds, html) -> tuple[list, dict]:
             task = ("bridge", row.bridge, row.options, spec.error_type, row.name, out_dir, max_seconds, html)
             keys = [(key, task)]
         else:
-            keys = [(("acp", _acp_key(spec), _bounds(spec, sc, ov)), ("acp", spec, sc, ov, out_dir, max_seconds, html))
-                    for sc, ov in MATRIX_RUNS]
+            keys = [(("acp", _acp_key(spec, _bounds(spec, sc, ov)), _bounds(spec, sc, ov)),
+                     ("acp", spec, sc, ov, out_dir, max_seconds, html)) for sc, ov in MATRIX_RUNS]
         for key, task in keys:
             if key not in index:
                 index[key] = len(tasks)
