@@ -93,3 +93,17 @@ def test_simulate_runs_a_file_variant(tmp_path):
     data = json.loads(out)
     assert code in (0, 1), err
     assert data["spec"] == "ack-at-receipt"
+
+
+def test_the_readmes_variant_file_works_as_the_readme_says(tmp_path):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    guide = readme[readme.index("## Adding a variant"):]
+    text = re.search(r"```toml\n(.*?)\n```", guide, re.S).group(1)
+    code, out, err = run_cli("check", "--spec-file", _file(tmp_path, text), "--scenario", "report-order", "--json",
+                             "--out", str(tmp_path / "o"))
+    assert code == 1, err
+    lengths = {v["property"]: v["trace_length"] for v in json.loads(out)["violations"]}
+    assert lengths["SuccessOnlyAfterInsertion"] == 2  # as the README says
