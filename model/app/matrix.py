@@ -404,6 +404,7 @@ def analyse(rows: list[Row], cells: dict) -> dict:
             "claim": CLAIMS[name].text if name in CLAIMS else None, "verdict": word, "sentence": sentence,
             "better": better, "worse": worse,
             "also": CLAIMS[name].also if name in CLAIMS else "",
+            "note": CLAIMS[name].note if name in CLAIMS else "",
             "rule_findings": sorted({p for r in mine for p in PROPERTIES + BRIDGE_PROPERTIES
                                      if cells[r.name][p] == "violated"}),
         }

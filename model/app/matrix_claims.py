@@ -20,6 +20,8 @@ class Claim(NamedTuple):
     gains: tuple[str, ...] = ()
     #: what the alternative does better that no goal measures (said plainly, not computed)
     also: str = ""
+    #: how the model renders it, or evidence beyond the goals, with the test that shows it
+    note: str = ""
 
 
 CLAIMS: dict[str, Claim] = {
@@ -37,25 +39,34 @@ CLAIMS: dict[str, Claim] = {
         "a second identifier needs uniqueness across clients and a mapping to history messages; it could "
         "identify a submission even if the response is lost, and could be combined with a returned messageId",
         ("NoMisattribution",), ("LostResponseRecoverable",),
-        also="it also names pending input before the agent assigns an ID"),
+        also="it also names pending input before the agent assigns an ID",
+        note="tokens are unique across clients and paired with the returned messageId, as the FAQ allows; the "
+             "misattribution appears only when two clients' generators collide (scenario id-collision)"),
     "ack-before-insertion": Claim(
         "a receipt or reservation is not insertion: the RFD keeps the request pending until insertion or "
         "rejection, and an earlier receipt would be a separate acknowledgement for a future queueing design",
-        also="the submitter learns sooner that its prompt arrived, and holds its ID before insertion"),
+        also="the submitter learns sooner that its prompt arrived, and holds its ID before insertion",
+        note="the two-phase design: the receipt carries a reserved messageId, then the user_message reports "
+             "insertion or a prompt_rejected update a later rejection (or a withdrawal by session/cancel)"),
     "reuse-jsonrpc-id": Claim(
         "JSON-RPC ids are chosen per sender and reused across connections, so they cannot be message "
         "identities", ("NoMisattribution",),
-        also="no new field at all: the id the client already has names the message"),
+        also="no new field at all: the id the client already has names the message",
+        note="with one client the request id works as a token and recovers a lost response; with two, both "
+             "clients' first request is r1"),
     "reuse-jsonrpc-id-proxy": Claim(
         "proxies may rewrite JSON-RPC ids, so an id the client chose is not the one the agent saw",
         ("NoDuplicateMessages",)),
     "client-chosen-id": Claim(
         "client-chosen canonical IDs bring several sources of IDs and shared collision-avoidance rules",
-        ("ViewsConverge",), also="the client knows the ID before any response, as a token would"),
+        ("ViewsConverge",), also="the client knows the ID before any response, as a token would",
+        note="IDs are unique across clients (a UUID-like generator); the cost appears when generators collide "
+             "(scenario id-collision) and the agent has no collision rule"),
     "prompt-as-notification": Claim(
         "a fire-and-forget prompt has no channel for errors and no way to tell the sender where (or whether) "
         "its message was accepted", ("OutcomeKnown", "NoDuplicateMessages"),
-        also="symmetry: clients and agent both only notify"),
+        also="symmetry: clients and agent both only notify",
+        note="the client does not guess by content or order: it just never learns which message is its own"),
     "failed-state": Claim(
         "a client that does not know a new `failed` state cannot tell that the work ended; an unknown stop "
         "reason still arrives on an idle", ("StateAgrees",)),
@@ -68,11 +79,18 @@ CLAIMS: dict[str, Claim] = {
     "error-sibling-field": Claim(
         "the same wire format, but the schema cannot tie error to one stop reason: a prose rule every "
         "implementation enforces by hand (here one that forgets it)", ("OutcomeKnown",),
-        also="a plain-string stopReason is simpler to type in languages without tagged unions"),
+        also="a plain-string stopReason is simpler to type in languages without tagged unions",
+        note="on the wire, the stale idle {stopReason: end_turn, error: {...}} is valid under a schema with the "
+             "sibling field and rejected by the RFD's union read as a generated decoder reads it (both derived "
+             "from the official schema in tests/test_goals.py); acplab's decoder drops that error (W7), and "
+             "rfd with the same forgetful agent meets every goal"),
     "new-error-type": Claim(
         "reusing the JSON-RPC error object keeps one shape before and after insertion and lets bridges "
         "convert in both directions without losing information", ("OutcomeKnown",),
-        also="a type of its own could carry categories the JSON-RPC code space lacks"),
+        also="a type of its own could carry categories the JSON-RPC code space lacks",
+        note="the model's new type is {kind, message} with the kinds auth_required and internal: a failure with "
+             "another code or with data loses them in both directions, one it covers converts back without loss; "
+             "a type keeping the code space and data would be the JSON-RPC object by another name"),
 }
 
 

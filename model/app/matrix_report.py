@@ -119,6 +119,8 @@ def paragraph(matrix: dict, name: str, link_base: str = "") -> list[str]:
     rows = [r for r in matrix["specs"] if matrix["rows"][r]["spec"] == name]
     claim = v["claim"] or f"no claim on record for this variant ({SPECS[name].description})"
     text = [f"*The RFD:* {claim}.", f"*The model:* **{v['verdict']}**. {v['sentence'][:1].upper()}{v['sentence'][1:]}"]
+    if v.get("note"):
+        text.append(f"*How it is rendered:* {v['note']}.")
     shortest = _shortest_goal_counterexamples(matrix, rows, link_base)
     if shortest:
         text.append("Shortest counterexamples: " + "; ".join(shortest) + ".")
@@ -219,7 +221,13 @@ def _panel(ax, matrix: dict, rows: list[str], props: list[str], title: str, plt,
             ax.text(c + 0.5, r + 0.55, cell_text(matrix, name, prop), ha="center", va="center", fontsize=7)
     ax.set_xlim(0, len(props))
     ax.set_ylim(len(all_rows), 0)
-    ax.set_yticks([r + 0.5 for r in range(len(all_rows))], all_rows, fontsize=7)
+    if all_rows is rows:
+        ax.set_yticks([r + 0.5 for r in range(len(all_rows))], all_rows, fontsize=7)
+    else:  # aligned with the goals panel's rows; rows it does not have are said to be elsewhere
+        ax.set_yticks([])
+        if len(all_rows) > len(rows):
+            ax.text(len(props) / 2, (len(rows) + len(all_rows)) / 2, "bridge rows: their rules are in matrix.md",
+                    ha="center", va="center", fontsize=8, color="#555555")
     ax.set_xticks([c + 0.5 for c in range(len(props))], props, rotation=60, ha="right", fontsize=7)
     ax.tick_params(length=0)
     ax.set_title(title, fontsize=9)
