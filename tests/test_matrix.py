@@ -58,7 +58,7 @@ def test_a_cell_the_variant_breaks_by_definition_is_by_design_never_a_finding(mo
 
 
 def test_the_json_has_goals_cells_known_limitations_and_no_difference(monkeypatch):
-    _small(monkeypatch, "lost-response")
+    _small(monkeypatch, "streamed-replay")
     result = mx.run_matrix(["new-error-type", "client-correlation-token"], None, 2, None, None, "local")
     assert result["goals"] == list(GOAL_NAMES)
     assert set(result["known_limitations"]) == set(KNOWN_LIMITATIONS)
@@ -111,7 +111,8 @@ def test_every_variant_has_a_claim_and_every_claim_names_real_goals():
         assert set(claim.fails) | set(claim.gains) <= set(GOAL_NAMES)
 
 
-def test_matrix_cli_json_and_a_spec_file_row(tmp_path):
+def test_matrix_cli_json_and_a_spec_file_row(tmp_path, monkeypatch):
+    _small(monkeypatch, "report-order", "failure-after-insertion")
     spec = tmp_path / "early.toml"
     spec.write_text('name = "my-early-ack"\n[switches]\nrespond_at = "receipt"\n')
     code, out, err = run_cli("matrix", "--spec-file", str(spec), "--json", "--out", str(tmp_path / "m"), "-q",
