@@ -148,3 +148,9 @@ def test_runs_merged_as_identical_explore_the_same_model():
                 merged += 1
                 assert outcome(spec, bounds) == outcome(RFD, bounds), (name, scenario)
     assert merged >= 10
+
+
+def test_the_rules_table_has_every_rule_monitor_once():
+    from acplab.model.acp.monitors import ALL_MONITORS
+
+    assert sorted(mx.PROPERTIES) == sorted(m.name for m in ALL_MONITORS)

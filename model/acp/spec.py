@@ -322,7 +322,8 @@ VARIANTS: dict[str, Spec] = {
     "failed-state": RFD._replace(
         name="failed-state", failure_report="failed_state",
         description="a failure after insertion is a new `failed` state instead of idle with stopReason error",
-        by_design=(("WorkEndsWithOneIdle", "failed work ends in the new `failed` state, not an idle, by definition"),),
+        by_design=(("WorkEndsWithOneIdle", "failed work ends in the new `failed` state, not an idle, by definition"),
+                   ("RunningEndsInIdle", "after `failed` no idle follows: the new state replaces it by definition")),
     ),
     "separate-error-update": RFD._replace(
         name="separate-error-update", by_design=_ERROR_NOT_ON_IDLE, failure_report="error_update",

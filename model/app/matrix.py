@@ -53,14 +53,17 @@ MATRIX_RUNS: tuple[tuple[str, dict], ...] = (
     ("retained-command", {}),
 )
 
+#: every rule monitor, by area (the rules table's columns)
 AREAS: dict[str, tuple[str, ...]] = {
-    "correlation": ("SuccessCarriesInsertedId", "DistinctMessageIds", "ClientNeverGuesses", "BindingsMatchTruth",
-                    "OneMessagePerSubmission"),
+    "correlation": ("SuccessCarriesInsertedId", "DistinctMessageIds", "RejectedIdsNeverSurface", "ClientNeverGuesses",
+                    "BindingsMatchTruth", "OneMessagePerSubmission"),
     "insertion": ("SuccessOnlyAfterInsertion", "ResponseNotHeldForWorkEnd", "EveryPromptAnswered",
-                  "AcceptedMessageReportedLive"),
-    "failure reporting": ("ErrorResponseMeansNotInserted", "WorkEndsWithOneIdle", "FailureEndsWithErrorIdle",
-                          "ToolCallsTerminalBeforeIdle", "StateViewMatches", "OutcomeVisible"),
-    "cancellation": ("CancelRequestErrorOnlyBeforeInsertion", "CancelledWorkEndsCancelled"),
+                  "AcceptedMessageReportedLive", "UserMessageReportedInPlace", "FeedFollowsHistory"),
+    "work and failures": ("ErrorResponseMeansNotInserted", "WorkEndsWithOneIdle", "RunningEndsInIdle",
+                          "FailureEndsWithErrorIdle", "ErrorIdleCarriesErrorObject", "ToolCallsTerminalBeforeIdle",
+                          "NothingOfEndedWorkAfterIdle", "StateViewMatches", "OutcomeVisible"),
+    "cancellation": ("CancelRequestErrorOnlyBeforeInsertion", "CancelRequestMatchesSender",
+                     "CancelWithdrawsHeldPrompts", "CancelledWorkEndsCancelled"),
     "replay": ("ReplayKeepsIds", "ReplayResetsBeforeChunks", "CommandsNeverReexecuted", "ViewMatchesHistory"),
 }
 PROPERTIES: tuple[str, ...] = tuple(p for names in AREAS.values() for p in names)
