@@ -17,6 +17,7 @@ EXPECTED = {
     ("v2-agent", "forward_error_stop_reason"): ("W14_V1StopReasonInClosedEnum", 7),
     ("v2-agent", "drop_error_object"): ("B3_IdleErrorBecomesV1ErrorResponse", 7),
     ("v2-agent", "raw_state_update"): ("B4_NoV2OnlyValuesToV1", 7),
+    ("v2-agent", "silent_replace"): ("B5_UnrepresentableUpdateNotDropped", 11),
 }
 
 
@@ -107,3 +108,45 @@ def test_x32_each_agent_outcome_mapped():
     for witness, label in expected.items():
         final = r.witnesses[witness].last_state
         assert [format_message(m) for e, m in final.log if e == "client_recv"] == [label], witness
+
+
+# -- the options the matrix's bridge rows use (off by default: the pinned models above are unchanged) --------
+
+
+def _goal_violations(model):
+    from acplab.model.acp.bridge_goals import with_goals
+
+    r = explore(with_goals(model), expand_violating=True)
+    assert r.complete
+    return {v.property.name: v for v in r.violations}
+
+
+@pytest.mark.parametrize("cls", [V1AgentBehindBridge, V2AgentBehindBridge])
+def test_the_rfd_bridges_lose_nothing_of_a_detailed_error(cls):
+    assert _goal_violations(cls(detailed=True)) == {}
+
+
+def test_a_new_error_type_loses_the_code_and_data_in_each_direction():
+    v1 = _goal_violations(V1AgentBehindBridge(detailed=True, error_type="new"))
+    assert "-32002" in v1["OutcomeKnown"].sentence and "learned -32603" in v1["OutcomeKnown"].sentence
+    assert "B1_ErrorAfterInsertionBecomesIdleError" in v1  # B1 asks for the JSON-RPC object (by design there)
+    v2 = _goal_violations(V2AgentBehindBridge(detailed=True, error_type="new"))
+    assert set(v2) == {"OutcomeKnown"} and "uri" in v2["OutcomeKnown"].sentence
+    # an error the new type's kinds cover converts back without loss
+    assert _goal_violations(V2AgentBehindBridge(error_type="new")) == {}
+
+
+def test_b5_a_replaced_message_is_surfaced_but_v1_cannot_show_the_replacement():
+    found = _goal_violations(V2AgentBehindBridge(updates=True))
+    assert set(found) == {"ViewsConverge"}
+    assert "[replaced] ok!" in found["ViewsConverge"].sentence
+    r = explore(V2AgentBehindBridge(updates=True))
+    assert r.witnesses["W_ReplacementSurfaced"] is not None
+
+
+def test_b8_the_idle_of_the_agents_own_work_answers_the_v1_prompt():
+    found = _goal_violations(V2AgentBehindBridge(detailed=True, own_work=True))
+    assert set(found) == {"OutcomeKnown"} and "learned stopReason end_turn" in found["OutcomeKnown"].sentence
+    path = found["OutcomeKnown"].path
+    labels = [format_message(m) for e, m in path.last_state.log if e == "agent_sent"]
+    assert labels.index("ok#70{m1}") < labels.index("st:idle/end_turn")  # the own work's idle came after insertion

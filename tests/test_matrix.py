@@ -1,28 +1,156 @@
-"""The variant matrix: rfd holds everywhere it applies; every alternative's cells are pinned.
+"""The variant matrix: goals first, the RFD's rules second, by-design cells, known limitations, no_difference.
 
 The full matrix is computed once per test run, by the figures regeneration;
-tests/test_figures.py pins it from ``matrix/matrix.json``.  This module
-tests the pieces on single runs.
+tests/test_figures.py pins it from ``matrix/matrix.json`` and checks the
+claims it makes about itself.  This module tests the pieces on small runs.
 """
 
+import json
 from pathlib import Path
 
+from acplab.model.acp.goals import GOAL_NAMES, KNOWN_LIMITATIONS
+from acplab.model.acp.spec import SPECS
 from acplab.model.app import matrix as mx
+from acplab.model.app.matrix_claims import CLAIMS, Claim, verdict
+from acplab.model.app.matrix_report import markdown, table_text
 
-def test_a_violated_run_writes_counterexamples_and_the_markdown_links_them(tmp_path):
-    run = mx.run_one(("ack-before-insertion", "report-order", {}, str(tmp_path), None))
-    result = mx.assemble(["ack-before-insertion"], [run], 0.0)
-    assert result["cells"]["ack-before-insertion"]["SuccessOnlyAfterInsertion"] == "violated"
-    files = result["details"]["ack-before-insertion"]["SuccessOnlyAfterInsertion"]["files"]
+from cli_harness import run_cli
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _forget_spec_files():
+    """Spec files register for the process: each test starts and ends without any."""
+    from acplab.model.acp.spec import USER_SPECS
+
+    USER_SPECS.clear()
+    yield
+    USER_SPECS.clear()
+
+
+def _small(monkeypatch, *scenarios):
+    monkeypatch.setattr(mx, "MATRIX_RUNS", tuple((s, {}) for s in scenarios))
+
+
+def test_a_violated_run_writes_counterexamples_and_the_markdown_links_them(tmp_path, monkeypatch):
+    _small(monkeypatch, "report-order")
+    result = mx.run_matrix(["v2-draft"], str(tmp_path), 1, None, None, "serial")
+    assert result["specs"] == ["rfd", "v2-draft"]  # rfd is always the baseline
+    assert result["cells"]["v2-draft"]["NoDuplicateMessages"] == "violated"
+    files = result["details"]["v2-draft"]["NoDuplicateMessages"]["files"]
     assert any(f.endswith(".mmd") for f in files) and all(Path(f).exists() for f in files)
-    md = mx.markdown(result, str(tmp_path))
-    assert "](ack-before-insertion/report-order/SuccessOnlyAfterInsertion.mmd)" in md
-    assert "### `ack-before-insertion`" in md
+    md = markdown(result, str(tmp_path))
+    assert "](v2-draft/report-order/NoDuplicateMessages.mmd)" in md
+    assert md.index("## Goals") < md.index("## The RFD's rules") < md.index("### `v2-draft`")
 
 
-def test_not_applicable_cells_carry_their_reason():
-    run = mx.run_one(("new-error-type", "report-order", {}, None, None))
-    result = mx.assemble(["new-error-type"], [run], 0.0)
-    assert set(result["cells"]["new-error-type"].values()) == {"n/a"}
-    assert "bridges" in result["details"]["new-error-type"]["ViewMatchesHistory"]["reason"]
-    assert "not checked" in mx.markdown(result)
+def test_a_cell_the_variant_breaks_by_definition_is_by_design_never_a_finding(monkeypatch):
+    _small(monkeypatch, "report-order")
+    result = mx.run_matrix(["v2-draft", "ack-before-insertion", "prompt-as-notification"], None, 1, None, None,
+                           "serial")
+    for name, rule in (("v2-draft", "SuccessCarriesInsertedId"), ("ack-before-insertion", "SuccessOnlyAfterInsertion"),
+                       ("prompt-as-notification", "EveryPromptAnswered")):
+        assert result["cells"][name][rule] == "by design", (name, rule)
+        assert result["details"][name][rule]["confirmed"]  # the declaration is true: the model breaks it
+        assert rule not in result["verdicts"][name]["rule_findings"]
+    assert "⊘" in table_text(result)
+
+
+def test_the_json_has_goals_cells_known_limitations_and_no_difference(monkeypatch):
+    _small(monkeypatch, "streamed-replay")
+    result = mx.run_matrix(["new-error-type", "client-correlation-token"], None, 2, None, None, "local")
+    assert result["goals"] == list(GOAL_NAMES)
+    assert set(result["known_limitations"]) == set(KNOWN_LIMITATIONS)
+    assert all(set(GOAL_NAMES) <= set(row) for row in result["cells"].values())
+    # the RFD's declared limitation, and the token's credit for it
+    assert result["cells"]["rfd"]["LostResponseRecoverable"] == "violated"
+    assert result["details"]["rfd"]["LostResponseRecoverable"]["known_limitation"]
+    assert result["cells"]["client-correlation-token"]["LostResponseRecoverable"] == "holds"
+    assert result["verdicts"]["client-correlation-token"]["better"] == ["LostResponseRecoverable"]
+    # new-error-type differs only on its bridge rows; rfd's bridge rows are its baseline
+    assert "new-error-type@bridge-v2-agent" in result["specs"] and "rfd@bridge-v2-agent" in result["specs"]
+    assert result["cells"]["new-error-type@bridge-v2-agent"]["OutcomeKnown"] == "violated"
+    assert result["cells"]["rfd@bridge-v2-agent"]["OutcomeKnown"] == "holds"
+    assert "new-error-type" not in result["no_difference"]
+    assert mx.rfd_exit_code(result) == 0  # a declared limitation is not a failure of the rfd row
+
+
+def test_a_variant_the_goals_cannot_tell_from_rfd_is_listed_with_its_reason(monkeypatch):
+    _small(monkeypatch, "report-order")
+    result = mx.run_matrix(["ack-before-insertion", "error-sibling-field"], None, 1, None, None, "serial")
+    assert result["no_difference"]["ack-before-insertion"] == SPECS["ack-before-insertion"].no_difference
+    # with one prompt there is no stale error to forget: the goals cannot see it, and the default reason says so
+    assert result["no_difference"]["error-sibling-field"] == mx.NO_DIFFERENCE_DEFAULT
+
+
+def test_identical_models_are_explored_once():
+    rows = mx.matrix_rows(["rfd", "new-error-type", "client-correlation-token"], False)
+    tasks, of_row = mx.plan(rows, None, None, False)
+    assert of_row["rfd"] == of_row["new-error-type"]  # the ACP model does not read the error type
+    # colliding generators matter only to variants with client identifiers
+    assert len(set(of_row["rfd"])) == len(mx.MATRIX_RUNS) - 1
+    assert len(set(of_row["client-correlation-token"])) == len(mx.MATRIX_RUNS)
+
+
+def test_verdicts_follow_the_predictions_and_say_when_the_model_cannot_speak():
+    claim = Claim("x", ("NoHang",), ("LostResponseRecoverable",))
+    assert verdict(claim, {"NoHang"}, {"LostResponseRecoverable"}, {"LostResponseRecoverable"})[0] == "confirmed"
+    assert verdict(claim, set(), set(), {"LostResponseRecoverable"})[0] == "refuted"
+    assert verdict(claim, {"NoHang"}, set(), {"LostResponseRecoverable"})[0] == "partly confirmed"
+    # a failure rfd shares is no evidence for the claim
+    assert verdict(Claim("x", ("NoHang",)), {"NoHang"}, set(), {"NoHang"})[0] == "refuted"
+    assert verdict(Claim("x"), set(), set(), set())[0] == "cannot speak to it"
+    assert verdict(None, set(), set(), set())[0] == "no claim"
+
+
+def test_every_variant_has_a_claim_and_every_claim_names_real_goals():
+    for name in mx.variant_names()[1:]:
+        assert name in CLAIMS, name
+    for claim in CLAIMS.values():
+        assert set(claim.fails) | set(claim.gains) <= set(GOAL_NAMES)
+
+
+def test_matrix_cli_json_and_a_spec_file_row(tmp_path, monkeypatch):
+    _small(monkeypatch, "report-order", "failure-after-insertion")
+    spec = tmp_path / "early.toml"
+    spec.write_text('name = "my-early-ack"\n[switches]\nrespond_at = "receipt"\n')
+    code, out, err = run_cli("matrix", "--spec-file", str(spec), "--json", "--out", str(tmp_path / "m"), "-q",
+                             "--max-seconds", "120")
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["specs"] == ["rfd", "my-early-ack"]
+    assert data["cells"]["my-early-ack"]["SuccessOnlyAfterInsertion"] == "violated"  # caught by the right rule
+    assert data["cells"]["my-early-ack"]["OutcomeKnown"] == "violated"
+    assert data["verdicts"]["my-early-ack"]["verdict"] == "no claim"
+
+
+def test_runs_merged_as_identical_explore_the_same_model():
+    """Where a variant's key equals rfd's (its differing switches unread within the bounds), exploring
+    the variant itself finds the same states and the same violations as exploring rfd."""
+    from acplab.model.acp.goals import GOALS
+    from acplab.model.acp.model import AcpModel
+    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.spec import RFD
+    from acplab.model.engine import explore
+
+    def outcome(spec, bounds):
+        model = AcpModel(spec, bounds, monitors=ALL_MONITORS + GOALS, symmetry=True, continue_after_violation=True)
+        r = explore(model, expand_violating=True)
+        return r.stats.states, sorted((v.property.name, len(v.path)) for v in r.violations)
+
+    merged = 0
+    for scenario in ("report-order", "cancellation", "tool-failure"):
+        for name in mx.variant_names()[1:]:
+            spec = SPECS[name]
+            bounds = mx._bounds(spec, scenario, dict(mx.MATRIX_RUNS)[scenario])
+            if mx._acp_key(spec, bounds) == mx._acp_key(RFD, bounds):
+                merged += 1
+                assert outcome(spec, bounds) == outcome(RFD, bounds), (name, scenario)
+    assert merged >= 10
+
+
+def test_the_rules_table_has_every_rule_monitor_once():
+    from acplab.model.acp.monitors import ALL_MONITORS
+
+    assert sorted(mx.PROPERTIES) == sorted(m.name for m in ALL_MONITORS)

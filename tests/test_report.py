@@ -96,15 +96,20 @@ def test_matrix_report_links_each_violated_cell_to_its_run(browser, tmp_path, mo
     from acplab.model.app import matrix as mx
     from acplab.model.app.pages import matrix_page, write_page
 
+    from acplab.model.app.matrix_report import SYMBOL
+
     monkeypatch.setattr(mx, "MATRIX_RUNS", (("report-order", {}),))  # one small scenario: the page, not the matrix
     result = mx.run_matrix(["v2-draft", "v1"], None, 1, None, None, "serial", html=True)
     cells = [tuple(r["cell"]) for r in result["report_runs"]]
-    assert ("v2-draft", "SuccessCarriesInsertedId") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
-    page = write_page(tmp_path, matrix_page(result, tmp_path, mx.SYMBOL))
+    # goals first (v2-draft's duplicate), then the rules, a by-design cell included (v1's held response)
+    assert ("v2-draft", "NoDuplicateMessages") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
+    page = write_page(tmp_path, matrix_page(result, tmp_path, SYMBOL))
+    goals = [c for c in cells if c[1] in result["goals"]]
     steps = [
-        {"expect": {"selector": "#matrix a[data-run]", "count": len(cells)}},
+        {"expect": {"selector": "#matrix a[data-run]", "count": len(goals)}},
+        {"expect": {"selector": "#rules a[data-run]", "count": len(cells) - len(goals)}},
         {"expect": {"selector": ".run.active", "attr": "id", "equals": "cell-1"}},
-        {"click": f"#matrix a[data-run=\"cell-{len(cells)}\"]"},
+        {"click": f"#rules a[data-run=\"cell-{len(cells)}\"]"},
         {"expect": {"selector": ".run.active", "attr": "id", "equals": f"cell-{len(cells)}"}},
         {"press": "End"},
         {"expect": {"selector": ".run.active .sentence", "contains": "held until the work ended"}},

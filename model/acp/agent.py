@@ -38,6 +38,8 @@ from .state import SESSION, Agent, Entry, Req, replace_at
 from acplab.model.wire import (
     CancelRequest,
     ErrorResponse,
+    UnknownUpdate,
+    canonical_json,
     PermissionResult,
     Prompt,
     PromptResult,
@@ -99,14 +101,25 @@ def _cancel_session(agent: Agent, spec: Spec, epochs):
     if spec.cancel_withdraws_held:
         kept = []
         for req in agent.reqs:
-            if req.inserted or req.answered:
+            if req.inserted or (req.answered and not spec.rejection_signal):
                 kept.append(req)
+            elif req.answered:  # two-phase: a received prompt is withdrawn with the rejection signal
+                agent = retire(agent, req._replace(answered=False))
+                out += [ev.Reject(req.token, REQUEST_CANCELLED.code), _rejection_signal(req, REQUEST_CANCELLED)]
             else:
                 agent = retire(agent, req)
                 out.append(ev.Reject(req.token, REQUEST_CANCELLED.code))
                 out.append(send((req.client, req.epoch), ErrorResponse(req.rid, REQUEST_CANCELLED)))
         agent = agent._replace(reqs=tuple(kept))
     return agent, out
+
+
+def _rejection_signal(req, error) -> ev.Send:
+    """The two-phase design's later rejection: a ``prompt_rejected`` update naming the reserved ID,
+    to the submitting connection (the only one that knows the ID)."""
+    body = {"sessionUpdate": "prompt_rejected", "messageId": req.mid, "error": {"code": error.code,
+                                                                                "message": error.message}}
+    return send((req.client, req.epoch), Update(SESSION, UnknownUpdate("prompt_rejected", canonical_json(body))))
 
 
 def _cancel_request(agent: Agent, conn, rid, spec: Spec):
@@ -253,6 +266,9 @@ def reject(agent: Agent, i: int, spec: Spec) -> tuple[Agent, list]:
     work = agent.work
     if work is not None and work.origin == "hook" and work.hook == req.token:
         agent = agent._replace(work=work._replace(hook=None, failed=spec.hook_rejection_stop == "error"))
+    if req.answered and spec.rejection_signal:
+        agent = retire(agent, req._replace(answered=False))
+        return agent, [ev.Reject(req.token, INTERNAL_ERROR.code), _rejection_signal(req, INTERNAL_ERROR)]
     if req.answered or spec.respond_at == "never":
         return agent, [ev.Reject(req.token, 0)]  # already (wrongly) answered: the input just vanishes
     return agent, [ev.Reject(req.token, INTERNAL_ERROR.code), send((req.client, req.epoch), ErrorResponse(req.rid, INTERNAL_ERROR))]
@@ -280,6 +296,9 @@ def echo(agent: Agent, i: int, spec: Spec, opts: Options, epochs) -> tuple[Agent
     mid = req.mid if spec.report_id == "inserted" else "x" + req.mid[1:]
     update = UserMessage(mid, req.content, req.prompt_id)
     updates = [UserMessageChunk(mid, block) for block in req.content] if opts.chunks else [update]
+    if opts.chunks and req.prompt_id is not None:
+        # A chunk's _meta is its own (U8): the token goes on a metadata-only user_message first (U6).
+        updates = [UserMessage(mid, None, req.prompt_id)] + updates
     out = []
     for c, on in enumerate(agent.attached):
         if on and c not in req.replayed_to:  # a connection that got it by replay has it already

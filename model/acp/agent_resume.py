@@ -71,8 +71,8 @@ def _replay(agent: Agent, conn, spec: Spec, opts: Options):
             out.append(send(conn, Update(SESSION, AgentMessage(mid, entry.content))))
             continue
         if opts.chunks:
-            if spec.replay_reset:
-                out.append(send(conn, Update(SESSION, UserMessage(mid, ()))))
+            if spec.replay_reset:  # the reset carries the entry's correlation token, if it has one
+                out.append(send(conn, Update(SESSION, UserMessage(mid, (), entry.token))))
             out += [send(conn, Update(SESSION, UserMessageChunk(mid, b))) for b in entry.content]
         else:
             out.append(send(conn, Update(SESSION, UserMessage(mid, entry.content, entry.token))))

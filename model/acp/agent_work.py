@@ -211,7 +211,9 @@ def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None =
     """S5/S6: terminal tool statuses first, then exactly one idle with the stop reason.
 
     How a failure is reported follows ``spec.failure_report`` (the RFD's
-    idle error, or one of the alternatives its FAQ rejects); a v1 agent
+    idle error, or one of the alternatives its FAQ rejects); with
+    ``spec.stale_error`` an idle after a failed turn still carries its error
+    (an implementation that forgot the sibling field's prose rule); a v1 agent
     answers the prompts of the work only now (X04).  The
     ``tool-status-after-idle`` mutant keeps the tool's terminal status for a
     later step.
@@ -228,6 +230,8 @@ def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None =
     how = spec.failure_report if reason == "error" else "idle_error"
     # What the ending report said: the stop reason, "" for an idle without one, None for no idle.
     reported = {"idle_error": reason, "failed_state": "failed", "error_update": "", "error_notice": ""}.get(how)
+    if spec.stale_error and reason != "error" and error is None and agent.last_stop == "error":
+        error = AUTH_REQUIRED  # the prose rule forgotten: the last failure's error is still set
     agent = agent._replace(work=None, fg="idle", last_stop=reason if how == "idle_error" else None,
                            late=agent.late + late)
     detail = error if error is not None else AUTH_REQUIRED

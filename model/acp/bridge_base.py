@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import json
+
 from acplab.model.wire import (
+    AgentMessageChunk,
     ErrorObject,
     ErrorResponse,
     Prompt,
     PromptResult,
     PromptResultV1,
+    RawJson,
     StateUpdate,
+    UnknownUpdate,
     Update,
     UserMessage,
     UserMessageChunk,
+    canonical_json,
 )
 
 
@@ -30,6 +36,37 @@ TEXT = ("hi",)
 MINTED_ID = "m1"
 INTERNAL_ERROR = ErrorObject(-32603, "Internal error")
 AUTH_ERROR = ErrorObject(-32000, "Authentication required")
+#: a failure with details: a code a client can act on and ``data`` (the bridges' ``detailed`` option)
+RESOURCE_ERROR = ErrorObject(-32002, "Resource not found", RawJson.of({"uri": "file:///notes.md"}))
+
+# -- the new-error-type alternative -------------------------------------------------------
+#: A new error type for failures after insertion, as the FAQ's alternative might define it:
+#: ``{kind, message}`` with a closed set of kinds, and no JSON-RPC code or ``data``.  (A type
+#: that kept the code space and ``data`` would be the JSON-RPC error object by another name.)
+#: A bridge maps codes to kinds and back with this table; other codes become "internal".
+NEW_ERROR_KINDS = {-32000: "auth_required", -32603: "internal"}
+_CODE_OF_KIND = {kind: code for code, kind in NEW_ERROR_KINDS.items()}
+
+
+def new_type_idle(error: ErrorObject | None) -> Update:
+    """An idle ending failed work whose failure is the new error type (what its agent or bridge sends)."""
+    body: dict = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "error"}
+    if error is not None:
+        body["error"] = {"kind": NEW_ERROR_KINDS.get(error.code, "internal"), "message": error.message}
+    return Update(SESSION, UnknownUpdate("state_update", canonical_json(body)))
+
+
+def new_type_error(update) -> ErrorObject | None:
+    """The JSON-RPC error a bridge (or a client) can recover from a new-type idle: kind -> code, no data.
+
+    None when ``update`` is not a new-type idle error or carries no failure.
+    """
+    if not isinstance(update, UnknownUpdate) or update.session_update != "state_update":
+        return None
+    failure = json.loads(update.raw_json).get("error")
+    if not isinstance(failure, dict):
+        return None
+    return ErrorObject(_CODE_OF_KIND.get(failure.get("kind"), -32603), str(failure.get("message", "")))
 
 
 class BAction(NamedTuple):
@@ -59,6 +96,8 @@ class BState(NamedTuple):
     um_sent: bool  # bridge sent the v2 user_message (v1 model)
     failed: bool  # bridge answered the client's prompt with an error
     log: tuple
+    #: agent-initiated work of the v2 agent (B8 option): "" none yet, "running", "done"
+    own: str = ""
 
 
 CHANNELS = ("c2b", "b2a", "a2b", "b2c")
@@ -104,6 +143,13 @@ def _fmt(msg) -> str:
     if isinstance(p, StateUpdate):
         err = "" if p.error is None else f"{{{p.error.code}}}"
         return f"st:{p.state}" + (f"/{p.stop_reason}{err}" if p.stop_reason else "")
+    if isinstance(p, UnknownUpdate) and p.session_update == "state_update":
+        kind = (json.loads(p.raw_json).get("error") or {}).get("kind", "")
+        return f"st:idle/error{{{kind}}}"
+    if isinstance(p, AgentMessageChunk):
+        return f"amc({p.block})"
+    if hasattr(p, "message_id") and hasattr(p, "content"):
+        return f"{p.kind}({p.message_id}: {'/'.join(p.content or ())})"
     return repr(p)
 
 
@@ -116,16 +162,25 @@ def _before(s: BState, index: int, event: str) -> list:
 
 
 class _Base:
+    """Options every bridge model takes: ``error_type`` "jsonrpc" (the RFD) or "new" (the new error
+    type alternative, for failures after insertion); ``detailed``: the agent's failure is
+    :data:`RESOURCE_ERROR` (a code and ``data``) rather than its default one."""
+
     check_deadlock = False
     MUTANTS: tuple[str, ...] = ()
 
-    def __init__(self, mutant: str | None = None, conforming: bool | None = None) -> None:
+    def __init__(self, mutant: str | None = None, conforming: bool | None = None, error_type: str = "jsonrpc",
+                 detailed: bool = False) -> None:
         if mutant is not None and mutant not in self.MUTANTS:
             raise ValueError(f"unknown mutant {mutant!r} for {type(self).__name__}; known: {self.MUTANTS}")
         if conforming is not None and conforming != (mutant is None):
             raise ValueError("conforming=True excludes a mutant; a mutant needs conforming=False (or None)")
+        if error_type not in ("jsonrpc", "new"):
+            raise ValueError(f"unknown error type {error_type!r}; known: jsonrpc, new")
         self.mutant = mutant
         self.conforming = mutant is None
+        self.error_type = error_type
+        self.detailed = detailed
 
     def init_states(self):
         return [_init()]

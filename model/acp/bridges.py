@@ -59,7 +59,13 @@ Mutant switches (each breaks one rule):
   no error object: B1).
 * v2 agent: ``forward_error_stop_reason`` (``PromptResultV1("error")``: W14/B4),
   ``drop_error_object`` (always ``-32603``: B3), ``raw_state_update``
-  (forwards ``state_update`` to v1: B4).
+  (forwards ``state_update`` to v1: B4), ``silent_replace`` (B5).
+
+Options of both models (:class:`.bridge_base._Base`; off by default, so the
+pinned models are unchanged): ``error_type="new"`` (the new-error-type
+alternative: the v1 agent's error after insertion reaches the v2 client as
+the new type) and ``detailed`` (the agent's error has a code and ``data``).
+The v2-agent model, in :mod:`.bridges_v2`, adds B5 and B8 behaviours.
 """
 
 from __future__ import annotations
@@ -75,16 +81,14 @@ from acplab.model.wire import (
     Update,
     UserMessage,
     UserMessageChunk,
-    V1_STOP_REASONS,
 )
 
 from .bridge_base import (  # noqa: F401 - format_message is part of this module's interface
     AGENT_RID,
-    AUTH_ERROR,
     BState,
     CLIENT_RID,
-    INTERNAL_ERROR,
     MINTED_ID,
+    RESOURCE_ERROR,
     SESSION,
     TEXT,
     _Base,
@@ -95,7 +99,9 @@ from .bridge_base import (  # noqa: F401 - format_message is part of this module
     _push,
     _sent,
     format_message,
+    new_type_idle,
 )
+from .bridges_v2 import V2_ENDINGS, V2AgentBehindBridge  # noqa: F401 - the v2-agent bridge
 
 
 # ---------------------------------------------------------------------------
@@ -108,6 +114,11 @@ class V1AgentBehindBridge(_Base):
     MUTANTS = ("early_ack", "error_response_after_insertion", "error_object_lost")
     V1_ERROR = ErrorObject(-32603, "Internal error")
 
+    @property
+    def agent_error(self) -> ErrorObject:
+        """The error the v1 agent fails with (``detailed``: one with a code and ``data``)."""
+        return RESOURCE_ERROR if self.detailed else self.V1_ERROR
+
     def _agent_steps(self, s: BState):
         out = []
         if s.agent == "working":
@@ -117,7 +128,8 @@ class V1AgentBehindBridge(_Base):
                 self._agent_send(s, "agent_end_turn", PromptResultV1(AGENT_RID, "end_turn"), agent="done", agent_end="end_turn")
             )
             out.append(
-                self._agent_send(s, "agent_error", ErrorResponse(AGENT_RID, self.V1_ERROR), agent="done", agent_end="error")
+                self._agent_send(s, "agent_error", ErrorResponse(AGENT_RID, self.agent_error), agent="done",
+                                 agent_end="error")
             )
         elif s.agent == "done" and s.agent_end == "error" and not s.agent_echoed:
             # the text was persisted after all: a late echo after the error response
@@ -153,6 +165,8 @@ class V1AgentBehindBridge(_Base):
                 if self.mutant == "error_response_after_insertion":
                     return _sent(s, ErrorResponse(CLIENT_RID, p.error))
                 err = None if self.mutant == "error_object_lost" else p.error
+                if self.error_type == "new":  # the alternative: the failure in the new type (code, data lost)
+                    return _sent(s, new_type_idle(err))
                 return _sent(s, Update(SESSION, StateUpdate("idle", "error", err)))
             return _sent(s, ErrorResponse(CLIENT_RID, p.error))._replace(failed=True)
         raise AssertionError(f"unexpected message from the v1 agent: {msg!r}")
@@ -200,7 +214,7 @@ class V1AgentBehindBridge(_Base):
                 lambda s: _client_has(s, UserMessage)
                 and _client_has(s, PromptResult)
                 and any(
-                    isinstance(m, StateUpdate) and m.stop_reason == "error" and m.error == self.V1_ERROR
+                    isinstance(m, StateUpdate) and m.stop_reason == "error" and m.error == self.agent_error
                     for m in _events(s, "client_recv")
                 ),
                 ("B1",),
@@ -307,167 +321,6 @@ def _error_before_echo_mapped(s: BState) -> bool:
     return any(isinstance(m, ErrorResponse) and m.rid == CLIENT_RID for m in _events(s, "client_recv"))
 
 
-# ---------------------------------------------------------------------------
-# v2 agent -> bridge -> v1 client (X32)
-
-#: the agent's possible endings: (label, idle StateUpdate)
-V2_ENDINGS = (
-    ("end_turn", StateUpdate("idle", "end_turn")),
-    ("error_with_object", StateUpdate("idle", "error", AUTH_ERROR)),
-    ("error_without_object", StateUpdate("idle", "error", None)),
-    ("vendor", StateUpdate("idle", "_vendor")),
-)
-
-
-class V2AgentBehindBridge(_Base):
-    """A v1 client talks to a v2 agent through a bridge (X32; B3, B4, B6, W14)."""
-
-    MUTANTS = ("forward_error_stop_reason", "drop_error_object", "raw_state_update")
-
-    def _agent_steps(self, s: BState):
-        out = []
-        if s.agent == "working":
-            out.append(self._agent_send(s, "agent_insert", PromptResult(AGENT_RID, MINTED_ID), agent="inserted"))
-        elif s.agent in ("inserted", "running"):
-            if s.agent == "inserted":
-                out.append(self._agent_send(s, "agent_running", Update(SESSION, StateUpdate("running")), agent="running"))
-            for label, idle in V2_ENDINGS:
-                out.append(self._agent_send(s, f"agent_idle_{label}", Update(SESSION, idle), agent="done", agent_end=label))
-        return out
-
-    def _bridge_from_client(self, s: BState, msg) -> BState:
-        return _push(s, "b2a", Prompt(AGENT_RID, msg.session_id, msg.content))
-
-    def _bridge_from_agent(self, s: BState, msg) -> BState:
-        p = _payload(msg)
-        if isinstance(p, PromptResult):  # v1 has no insertion receipt: withhold
-            return s._replace(reported=True, log=s.log + (("bridge_dropped", msg),))
-        if isinstance(p, StateUpdate):
-            if self.mutant == "raw_state_update":
-                s = _sent(s, msg)
-            elif p.state != "idle":
-                s = s._replace(log=s.log + (("bridge_dropped", msg),))
-            if p.state != "idle":
-                return s
-            if not s.reported:  # B8: only the idle after insertion ends the v1 prompt
-                return s
-            return _sent(s, self._v1_response(p))
-        raise AssertionError(f"unexpected message from the v2 agent: {msg!r}")
-
-    def _v1_response(self, idle: StateUpdate):
-        reason = idle.stop_reason
-        if reason == "error":
-            if self.mutant == "forward_error_stop_reason":
-                return PromptResultV1(CLIENT_RID, "error")
-            if self.mutant == "drop_error_object" or not isinstance(idle.error, ErrorObject):
-                return ErrorResponse(CLIENT_RID, INTERNAL_ERROR)
-            return ErrorResponse(CLIENT_RID, idle.error)
-        if reason in V1_STOP_REASONS:
-            return PromptResultV1(CLIENT_RID, reason)
-        # B4 decision: fail the v1 prompt rather than send invalid v1 or lose the reason
-        return ErrorResponse(CLIENT_RID, ErrorObject(-32603, f"unrepresentable v2 stop reason: {reason}"))
-
-    def properties(self) -> list[Property]:
-        return [
-            always(
-                "B3_IdleErrorBecomesV1ErrorResponse",
-                _b3,
-                ("B3",),
-                "an idle error becomes a v1 error response with the same error object, or -32603 when absent",
-            ),
-            always(
-                "B4_NoV2OnlyValuesToV1",
-                _b4,
-                ("B4",),
-                "no state_update, no v2 PromptResult and no custom stop reason reaches the v1 client",
-            ),
-            always(
-                "W14_V1StopReasonInClosedEnum",
-                lambda s: all(
-                    m.stop_reason in V1_STOP_REASONS for m in _events(s, "bridge_sent") if isinstance(m, PromptResultV1)
-                ),
-                ("W14", "B4"),
-                "every v1 prompt response's stopReason is one of v1's five values",
-            ),
-            always(
-                "B6_ExactlyOneV1Response",
-                lambda s: len(_v1_responses(s)) <= 1 and (not self.is_final(s) or len(_v1_responses(s)) == 1),
-                ("B6",),
-                "the v1 prompt gets at most one response, and exactly one once everything is delivered",
-            ),
-            sometimes(
-                "W_EndTurnMapped",
-                lambda s: any(m == PromptResultV1(CLIENT_RID, "end_turn") for m in _events(s, "client_recv")),
-                ("B6",),
-                "idle end_turn -> v1 PromptResultV1(end_turn)",
-            ),
-            sometimes(
-                "W_ErrorWithObjectMapped",
-                lambda s: s.agent_end == "error_with_object"
-                and ErrorResponse(CLIENT_RID, AUTH_ERROR) in _events(s, "client_recv"),
-                ("B3",),
-                "idle error{-32000} -> v1 error response -32000",
-            ),
-            sometimes(
-                "W_ErrorWithoutObjectMapped",
-                lambda s: s.agent_end == "error_without_object"
-                and ErrorResponse(CLIENT_RID, INTERNAL_ERROR) in _events(s, "client_recv"),
-                ("B3",),
-                "idle error with no error object -> v1 error response -32603",
-            ),
-            sometimes(
-                "W_VendorStopReasonFailsV1Prompt",
-                lambda s: s.agent_end == "vendor"
-                and any(
-                    isinstance(m, ErrorResponse) and m.error.code == -32603 and "_vendor" in m.error.message
-                    for m in _events(s, "client_recv")
-                ),
-                ("B4",),
-                "idle _vendor -> v1 error response -32603 naming the stop reason",
-            ),
-            sometimes(
-                "W_RunningWithheld",
-                lambda s: any(
-                    e == "bridge_dropped" and isinstance(_payload(m), StateUpdate) and _payload(m).state == "running"
-                    for e, m in s.log
-                ),
-                ("B4",),
-                "a running state_update is withheld from the v1 client",
-            ),
-        ]
-
-
-def _v1_responses(s: BState) -> list:
-    return [m for m in _events(s, "bridge_sent") if isinstance(m, (PromptResultV1, ErrorResponse)) and m.rid == CLIENT_RID]
-
-
-def _b3(s: BState) -> bool:
-    for i, (e, m) in enumerate(s.log):
-        p = _payload(m)
-        if e == "bridge_recv" and isinstance(p, StateUpdate) and p.state == "idle" and p.stop_reason == "error":
-            later = [x for x in _after(s, i, "bridge_sent") if isinstance(x, (PromptResultV1, ErrorResponse))]
-            if not later:
-                continue
-            resp = later[0]
-            if not isinstance(resp, ErrorResponse):
-                return False
-            if isinstance(p.error, ErrorObject):
-                if resp.error != p.error:
-                    return False
-            elif resp.error.code != -32603:
-                return False
-    return True
-
-
-def _b4(s: BState) -> bool:
-    for m in _events(s, "bridge_sent"):
-        if isinstance(m, (StateUpdate, PromptResult)):
-            return False
-        if isinstance(m, PromptResultV1) and m.stop_reason.startswith("_"):
-            return False
-    return True
-
-
 BRIDGE_MODELS = {"v1-agent": V1AgentBehindBridge, "v2-agent": V2AgentBehindBridge}
 MUTANTS = {name: list(cls.MUTANTS) for name, cls in BRIDGE_MODELS.items()}
 
@@ -485,6 +338,8 @@ MUTANT_INFO = {
     "drop_error_object": ("every idle error reaches the v1 client as -32603, losing the agent's error object",
                           "B3_IdleErrorBecomesV1ErrorResponse"),
     "raw_state_update": ("the bridge forwards state_update notifications to the v1 client", "B4_NoV2OnlyValuesToV1"),
+    "silent_replace": ("a replaced agent message, which v1 chunks cannot express, is silently dropped",
+                       "B5_UnrepresentableUpdateNotDropped"),
 }
 
 

@@ -7,9 +7,17 @@ clients' messages, and its own before the response, render under their IDs
 with the upsert and chunk rules (U4-U7).  A submission whose connection was
 cut before the response is ambiguous and stays so (R11).  The
 ``client-matches-by-content`` and ``-by-order`` mutants guess instead.
+
+The rejected alternatives get the client their proponents would write: it
+binds by its own correlation token or chosen messageId (unique across
+clients) wherever a report carries it, by its request id, or not at all (a
+fire-and-forget prompt); a receipt is not taken for insertion when a
+rejection signal may follow; a v1 error response leaves insertion unknown.
 """
 
 from __future__ import annotations
+
+import json
 
 from . import events as ev
 from .spec import Spec
@@ -24,25 +32,34 @@ def _send(client_index: int, client: Client, msg) -> ev.Send:
 # -- actions ------------------------------------------------------------
 
 
-def submit(client: Client, index: int, content: tuple[str, ...], spec: Spec) -> tuple[Client, list]:
-    """Send a prompt and show it optimistically (provisional until the agent reports it)."""
+def submit(client: Client, index: int, content: tuple[str, ...], spec: Spec, ordinal: int = 1,
+           collide: bool = False) -> tuple[Client, list]:
+    """Send a prompt and show it optimistically (provisional until the agent reports it).
+
+    ``ordinal`` numbers the submission among all clients' (1, 2, ...); a
+    fire-and-forget prompt (``respond_at="never"``) awaits nothing: "sent".
+    """
     rid = client.next_rid
-    sub = Sub(rid, client.epoch, content)
+    pid = _prompt_id(spec, rid if collide else ordinal)
+    sub = Sub(rid, client.epoch, content, "sent" if spec.respond_at == "never" else "pending", None, pid)
     item = Item(None, "user", content, sub=len(client.subs), provisional=True)
     client = client._replace(next_rid=rid + 1, subs=client.subs + (sub,), feed=client.feed + (item,))
-    return client, [_send(index, client, Prompt(rid, SESSION, content, _prompt_id(spec, rid)))]
+    return client, [_send(index, client, Prompt(rid, SESSION, content, pid))]
 
 
-def _prompt_id(spec: Spec, rid: int) -> str | None:
-    """A rejected alternative's client-side identifier: a correlation token or a chosen ID.
+def _prompt_id(spec: Spec, n: int) -> str | None:
+    """A rejected alternative's client-side identifier: a correlation token or a chosen messageId.
 
-    Each client numbers its own, as it numbers JSON-RPC ids: nothing makes
-    them unique across clients (the uniqueness requirement the RFD names).
+    Unique across clients, as the RFD says they would have to be: drawn from
+    one space without repeats, as a UUID is (``n`` is the submission's ordinal
+    among all clients'), so it names no client.  In the ``id-collision``
+    scenario each client numbers its own instead (``n`` is its request id),
+    and two clients' first identifiers are equal: the cost the RFD names.
     """
     if spec.client_correlation == "token":
-        return f"p{rid}"
+        return f"p{n}"
     if spec.message_ids == "client_chosen":
-        return f"k{rid}"
+        return f"k{n}"
     return None
 
 
@@ -60,18 +77,24 @@ def answer_permission(client: Client, index: int, rid: int, approve: bool) -> tu
     return client._replace(perms=perms), [_send(index, client, result)]
 
 
-def reconnect(client: Client, index: int, replay: bool) -> tuple[Client, list]:
-    """Open a new connection and ``session/resume``, with or without ``replayFrom: start`` (R1)."""
+def reconnect(client: Client, index: int, replay: bool, spec: Spec | None = None) -> tuple[Client, list]:
+    """Open a new connection and ``session/resume``, with or without ``replayFrom: start`` (R1).
+
+    A v1 client (no state updates) rebuilds its view from the replay, as v1's
+    ``session/load`` is used: its local copies give way to the replayed history.
+    """
     rid = client.next_rid
+    feed = () if replay and spec is not None and not spec.state_updates else client.feed
     client = client._replace(
-        epoch=client.epoch + 1, up=True, next_rid=rid + 1, resume_rid=rid, replay=replay, view="resuming"
+        epoch=client.epoch + 1, up=True, next_rid=rid + 1, resume_rid=rid, replay=replay, view="resuming", feed=feed
     )
     return client, [ev.Connect((index, client.epoch)), _send(index, client, Resume(rid, SESSION, "start" if replay else None))]
 
 
 def disconnected(client: Client) -> Client:
-    """E10: the transport closed. Pending submissions become ambiguous (R11)."""
-    subs = tuple(s._replace(status="ambiguous") if s.status == "pending" else s for s in client.subs)
+    """E10: the transport closed. Pending submissions become ambiguous (R11), and so do received
+    ones (two-phase: a rejection signal may have been lost with the connection)."""
+    subs = tuple(s._replace(status="ambiguous") if s.status in ("pending", "received") else s for s in client.subs)
     return client._replace(up=False, subs=subs, perms=(), resume_rid=None, view="partial", cut=True)
 
 
@@ -84,11 +107,11 @@ def receive(client: Client, index: int, msg, spec: Spec) -> tuple[Client, list]:
     if kind == "update":
         return _apply_update(client, index, msg.update, spec)
     if kind == "prompt_result":
-        return _prompt_result(client, index, msg)
+        return _prompt_result(client, index, msg, spec)
     if kind == "prompt_result_v1":
         return _v1_result(client, msg), []
     if kind == "error_response":
-        return _error_response(client, msg), []
+        return _error_response(client, msg, spec), []
     if kind == "resume_result":
         if msg.rid == client.resume_rid:
             client = client._replace(resume_rid=None, view=_view_after_resume(client))
@@ -129,17 +152,29 @@ def _optimistic(feed, sub_index) -> int | None:
     return None
 
 
-def _prompt_result(client: Client, index: int, msg) -> tuple[Client, list]:
-    """U2: link the response's ID to the submission; merge with a message already received."""
+def _prompt_result(client: Client, index: int, msg, spec: Spec) -> tuple[Client, list]:
+    """U2: link the response's ID to the submission; merge with a message already received.
+
+    With a rejection signal to come (two-phase) the success is a receipt: the
+    submission is "received" until its report or the signal.  A `{}` result
+    leaves nothing to link with, except when the request id is the identity:
+    then the client knows the ID (its own request id).
+    """
     i = _find_sub(client, msg.rid)
     if i is None or client.subs[i].status != "pending":
         return client, []
-    mid = msg.message_id
+    mid, how = msg.message_id, "response"
     sub = client.subs[i]
-    client = client._replace(subs=replace_at(client.subs, i, sub._replace(status="accepted", mid=mid)))
+    if mid is None and spec.client_correlation == "jsonrpc_id":
+        mid, how = f"r{sub.rid}", "jsonrpc_id"
+    status = "accepted"
+    if spec.rejection_signal and mid is not None:
+        at = _find_item(client.feed, mid)
+        status = "accepted" if at is not None and not client.feed[at].provisional else "received"
+    client = client._replace(subs=replace_at(client.subs, i, sub._replace(status=status, mid=mid)))
     if mid is None:
         return client, []  # the v2 draft's `{}`: nothing to link the optimistic copy with
-    return _bind_feed(client, i, mid), [ev.Bind(index, (index, sub.epoch, sub.rid), mid, "response")]
+    return _bind_feed(client, i, mid), [ev.Bind(index, (index, sub.epoch, sub.rid), mid, how)]
 
 
 def _v1_result(client: Client, msg) -> Client:
@@ -164,23 +199,45 @@ def _bind_feed(client: Client, sub_index: int, mid: str) -> Client:
     return client._replace(feed=feed)
 
 
-def _error_response(client: Client, msg) -> Client:
+def _error_response(client: Client, msg, spec: Spec) -> Client:
+    """E1: an error means not inserted.  In v1 it may come after insertion too: the turn
+    failed and whether the message was inserted is unknown ("failed", X02)."""
     i = _find_sub(client, msg.rid)
     if i is None or client.subs[i].status != "pending":
         return client
-    status = "cancelled" if msg.error.code == -32800 else "rejected"
+    v1 = spec.response == "stop_reason" and msg.error.code != -32800
+    status = "cancelled" if msg.error.code == -32800 else "failed" if v1 else "rejected"
     subs = replace_at(client.subs, i, client.subs[i]._replace(status=status))
+    if v1:
+        return client._replace(subs=subs, last_stop="error")
+    return _drop_copy(client._replace(subs=subs), i)
+
+
+def _drop_copy(client: Client, sub_index: int) -> Client:
+    """Remove the local copy of a submission that was not inserted."""
     feed = client.feed
-    opt = _optimistic(feed, i)
-    if opt is not None:
-        feed = feed[:opt] + feed[opt + 1 :]
-    return client._replace(subs=subs, feed=feed)
+    for n, item in enumerate(feed):
+        if item.sub == sub_index and item.provisional:
+            return client._replace(feed=feed[:n] + feed[n + 1 :])
+    return client
+
+
+def _rejected_after_receipt(client: Client, update) -> Client:
+    """The two-phase design's rejection signal: the received submission was not inserted."""
+    try:
+        mid = json.loads(update.raw_json).get("messageId")
+    except (ValueError, AttributeError):
+        return client
+    for i, sub in enumerate(client.subs):
+        if sub.mid == mid and sub.status == "received":
+            return _drop_copy(client._replace(subs=replace_at(client.subs, i, sub._replace(status="rejected"))), i)
+    return client
 
 
 def _apply_update(client: Client, index: int, update, spec: Spec) -> tuple[Client, list]:
     kind = update.kind
     if kind == "state_update":
-        return _apply_state(client, update), []
+        return _apply_state(client, update, spec), []
     if kind in ("user_message", "agent_message"):
         role = "user" if kind == "user_message" else "agent"
         token = update.prompt_id if kind == "user_message" else None
@@ -190,16 +247,24 @@ def _apply_update(client: Client, index: int, update, spec: Spec) -> tuple[Clien
         return _upsert(client, index, update.message_id, role, None, update.block, spec)
     if kind == "unknown_update" and update.session_update == "error":
         return client._replace(last_stop="error"), []  # the separate-error-update alternative
+    if kind == "unknown_update" and update.session_update == "prompt_rejected":
+        return _rejected_after_receipt(client, update), []  # the two-phase alternative
     return client, []  # notices are advisory and may be ignored (N1)
 
 
 KNOWN_STATES = ("idle", "running", "requires_action")
 
 
-def _apply_state(client: Client, update) -> Client:
-    """S15: an unknown state is shown as busy, never as idle; an ending idle tells how work ended."""
+def _apply_state(client: Client, update, spec: Spec) -> Client:
+    """S15: an unknown state is shown as busy, never as idle; an ending idle tells how work ended.
+
+    With the sibling-field shape the client reads ``error`` wherever an idle
+    carries it, and shows a failed turn (the prose rule is what it forgot).
+    """
     if update.state not in KNOWN_STATES:
         return client._replace(fg="busy")
+    if update.state == "idle" and spec.error_shape == "sibling" and getattr(update.error, "code", None) is not None:
+        return client._replace(fg="idle", last_stop="error")
     if update.state == "idle" and update.stop_reason is not None:
         return client._replace(fg="idle", last_stop=update.stop_reason)
     return client._replace(fg=update.state)
@@ -217,11 +282,15 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, t
     feed = client.feed
     out: list = []
     at = _find_item(feed, mid)
-    if role == "user" and spec.client_correlation != "message_id" and not any(s.mid == mid for s in client.subs):
-        if at is None or spec.client_correlation in ("token", "jsonrpc_id"):
-            client, out = _guess(client, index, mid, content if content is not None else (block,), spec, token)
+    if role == "user" and _links_without_response(spec):
+        mine = next((i for i, s in enumerate(client.subs) if s.mid == mid), None)
+        if mine is None:
+            client, out = _guess(client, index, mid, content if content is not None else (block,), spec, token,
+                                 first=at is None)
             feed = client.feed
             at = _find_item(feed, mid)
+        elif client.subs[mine].status in ("received", "ambiguous"):  # two-phase: the report confirms insertion
+            client = client._replace(subs=replace_at(client.subs, mine, client.subs[mine]._replace(status="accepted")))
     if at is None:
         item = Item(mid, role, ())
         feed = feed + (item,)
@@ -240,23 +309,36 @@ def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, t
     return client._replace(feed=replace_at(feed, at, item)), out
 
 
-def _guess(client: Client, index: int, mid, content, spec: Spec, token=None) -> tuple[Client, list]:
-    """Bind an unknown message to a pending submission without the response.
+def _links_without_response(spec: Spec) -> bool:
+    """Whether the client may link a report to its submission by something other than the response."""
+    return spec.client_correlation != "message_id" or spec.message_ids == "client_chosen" or spec.rejection_signal
 
-    By content or by order it is a guess (breaks P9); by a client token or by
-    the request id it is the mechanism of a rejected alternative.
+
+def _guess(client: Client, index: int, mid, content, spec: Spec, token=None, first: bool = True) -> tuple[Client, list]:
+    """Bind a reported message to a submission whose message the client does not know yet.
+
+    By content or by order it is a guess (breaks P9), tried on a message's
+    first report only; by the client's own token or chosen messageId, or by its
+    request id, it is the mechanism of a rejected alternative.  A submission
+    qualifies while it names no message: pending, ambiguous, or accepted by a
+    `{}` result (the client learns the ID from the report, whichever of the
+    two came first).
     """
-    how = spec.client_correlation
+    how = "own_id" if spec.message_ids == "client_chosen" else spec.client_correlation
+    if how in ("message_id",) or (how in ("content", "order") and not first):
+        return client, []
     for i, sub in enumerate(client.subs):
-        if sub.status != "pending" and sub.status != "ambiguous":
+        if sub.mid is not None or sub.status not in ("pending", "ambiguous", "accepted"):
             continue
         if how == "content" and sub.content != tuple(content):
             continue
-        if how == "token" and (token is None or token != f"p{sub.rid}"):
+        if how == "token" and (token is None or token != sub.pid):
+            continue
+        if how == "own_id" and mid != sub.pid:
             continue
         if how == "jsonrpc_id" and mid != f"r{sub.rid}":
             continue
         subs = replace_at(client.subs, i, sub._replace(status="accepted", mid=mid))
         client = _bind_feed(client._replace(subs=subs), i, mid)
-        return client, [ev.Bind(index, (index, sub.epoch, sub.rid), mid, spec.client_correlation)]
+        return client, [ev.Bind(index, (index, sub.epoch, sub.rid), mid, how)]
     return client, []

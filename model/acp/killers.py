@@ -1,7 +1,8 @@
 """Which specs violate which property, and where: every property can fail.
 
 A verdict of ``holds`` means something only if the property could have
-failed.  For each property (every monitor, and ``NoStuckState``) this table
+failed.  For each property (every monitor, every goal of :mod:`.goals`, and
+``NoStuckState``) this table
 names at least one spec (a mutant, a rejected alternative or a finding) and
 the scenario in which that spec violates it.  The claims are data;
 :func:`reproduce` re-checks one by exploring the scenario with that
@@ -15,6 +16,7 @@ from typing import NamedTuple
 
 from acplab.model.engine import Limits, Violation, explore
 
+from .goals import GOALS
 from .model import NO_STUCK_STATE, AcpModel
 from .monitors import ALL_MONITORS
 from .scenarios import SCENARIOS
@@ -64,12 +66,22 @@ KILLERS: dict[str, tuple[tuple[str, str], ...]] = {
     "StateViewMatches": (("no-idle-after-failure", "failure-after-insertion"),),
     "OutcomeVisible": (("separate-error-update", "failure-outcome"), ("error-notice", "failure-after-insertion")),
     NO_STUCK_STATE.name: (("never-answers", "report-order"),),
+    # -- the design-neutral goals (goals.py) --
+    "NoDuplicateMessages": (("v2-draft", "report-order"), ("prompt-as-notification", "report-order")),
+    "NoMisattribution": (("client-matches-by-order", "multi-client"), ("client-correlation-token", "id-collision")),
+    "OutcomeKnown": (("error-after-insertion", "failure-after-insertion"), ("v1", "failure-after-insertion"),
+                     ("error-notice", "failure-after-insertion")),
+    "NoHang": (("never-answers", "report-order"), ("never-idles", "report-order")),
+    "NoReexecution": (("replay-reexecutes-command", "retained-command"),),
+    "ViewsConverge": (("echo-after-replay", "streamed-replay"), ("replay-without-reset", "streamed-replay")),
+    "StateAgrees": (("failed-state", "failure-after-insertion"), ("rfd-as-written", "failure-outcome")),
+    "LostResponseRecoverable": (("rfd", "lost-response"),),
 }
 
 
 def property_names() -> list[str]:
-    """Every property the ACP model checks: its monitors, then ``NoStuckState``."""
-    return [m.name for m in ALL_MONITORS] + [NO_STUCK_STATE.name]
+    """Every property the ACP model checks: its monitors, ``NoStuckState``, then the goals."""
+    return [m.name for m in ALL_MONITORS] + [NO_STUCK_STATE.name] + [g.name for g in GOALS]
 
 
 def claims(name: str | None = None) -> list[Claim]:
@@ -83,7 +95,7 @@ def reproduce(claim: Claim, limits: Limits = Limits()) -> Violation | None:
     ``always`` properties stop at the first (shortest) violation; ``eventually``
     ones need the whole graph; a warning is returned like a violation.
     """
-    monitors = tuple(m for m in ALL_MONITORS if m.name == claim.property)
+    monitors = tuple(m for m in ALL_MONITORS + GOALS if m.name == claim.property)
     model = AcpModel(SPECS[claim.spec], SCENARIOS[claim.scenario].bounds, monitors=monitors, symmetry=True)
     stuck = claim.property == NO_STUCK_STATE.name
     model.check_deadlock = stuck

@@ -66,6 +66,9 @@ class Bounds(NamedTuple):
     early_ids: bool = False
     #: work may go on for any number of silent steps (weak fairness makes it end)
     slow_work: bool = False
+    #: clients' identifier generators collide: each client numbers its own tokens or chosen
+    #: messageIds (as it numbers JSON-RPC ids) instead of drawing them unique across clients
+    colliding_ids: bool = False
 
     def options(self) -> ag.Options:
         return ag.Options(self.chunks, self.retain, self.retain_commands, self.tools, self.permission, self.output,
@@ -148,7 +151,7 @@ class AcpModel:
         budget = Budget(b.prompts, b.drops, b.disconnects, b.cancels, b.cancel_requests, b.failures, b.restarts,
                         b.own_work)
         mon = tuple(m.initial for m in self.monitors)
-        return [World(agent, (Client(),) * n, (Link(),) * n, budget, mon)]
+        return [World(agent, (Client(),) * n, (Link(proxy=self.spec.proxy_id_offset),) * n, budget, mon)]
 
     def successors(self, w: World):
         """``(action, next world, events)`` for every enabled action, in a fixed order."""
@@ -160,8 +163,8 @@ class AcpModel:
         props = []
         for k, m in enumerate(self.monitors):
             if m.expectation == "eventually":
-                props.append(eventually(m.name, _discharged(k, m), m.rules, m.description, _owed(k, m),
-                                        every_state=True))
+                props.append(eventually(m.name, _discharged(k, m, self.continue_after_violation), m.rules,
+                                        m.description, _owed(k, m), every_state=True))
             elif m.level == "warning":
                 props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning"))
             else:
@@ -326,12 +329,15 @@ class AcpModel:
                     more.append((m.name, bad))
         if mon is not None:
             after = after._replace(mon=tuple(mon))
-        if violation is None and quiescent(after):
+        if quiescent(after):  # every at-rest monitor is asked: none masks another
             for k, m in self._resting:
                 bad = m.at_rest(after.mon[k], after)
-                if bad is not None:
+                if bad is None:
+                    continue
+                if violation is None:
                     violation = (m.name, bad)
-                    break
+                elif m.name != violation[0] and all(n != m.name for n, _ in more):
+                    more.append((m.name, bad))
         if violation is not None or after.violation is not None or after.more:
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
@@ -444,7 +450,8 @@ class AcpModel:
     # clients
 
     def _client_submit(self, w: World, c: int, content: str):
-        client, out = cl.submit(w.clients[c], c, (content,), self.spec)
+        ordinal = self.bounds.prompts - w.budget.prompts + 1  # among all clients' submissions
+        client, out = cl.submit(w.clients[c], c, (content,), self.spec, ordinal, self.bounds.colliding_ids)
         w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(prompts=w.budget.prompts - 1))
         return self._route(w, out)
 
@@ -462,7 +469,7 @@ class AcpModel:
         return self._route(w._replace(clients=replace_at(w.clients, c, client)), out)
 
     def _client_reconnect(self, w: World, c: int, replay: bool):
-        client, out = cl.reconnect(w.clients[c], c, replay)
+        client, out = cl.reconnect(w.clients[c], c, replay, self.spec)
         w = net.open_link(w._replace(clients=replace_at(w.clients, c, client)), c, client.epoch)
         return self._route(w, out)
 
@@ -490,9 +497,12 @@ def _what_warned(w: World) -> str | None:
     return w.warning[1] if w.warning is not None else None
 
 
-def _discharged(k: int, m: Monitor):
-    """An obligation monitor's condition: nothing owed (or the run was stopped by a violation)."""
+def _discharged(k: int, m: Monitor, continuing: bool = False):
+    """An obligation monitor's condition: nothing owed (or the run was stopped by a violation; a
+    model that goes on past violations, as the matrix's does, owes its obligations there too)."""
     owes = m.owes
+    if continuing:
+        return lambda w: not owes(w.mon[k])
     return lambda w: w.violation is not None or not owes(w.mon[k])
 
 

@@ -73,12 +73,16 @@ class CommandsNeverReexecuted(Monitor):
         return tuple(sorted(m + (e.mid,))), None
 
 
+#: submissions whose message the client may still learn (their ID unknown to it)
+_OPEN = ("pending", "ambiguous", "accepted")
+
+
 class ClientNeverGuesses(Monitor):
     """P9/R11/U2: a client links a submission to a message only on evidence it received.
 
     Evidence is the prompt response naming that message for that request,
-    delivered to that client, or (in the correlation-token alternative) an
-    update carrying the submission's own token.  Content, arrival order or an
+    delivered to that client, or (in the correlation-token and client-chosen-ID
+    alternatives) an update carrying the submission's own token or chosen ID.  Content, arrival order or an
     ID that merely looks like the request id is no evidence.  The evidence of
     the step's delivery is kept until the binding it supports, which in a
     conforming client happens in the same step.
@@ -88,7 +92,7 @@ class ClientNeverGuesses(Monitor):
     rules = ("P9", "R11", "U2")
     description = "a client links a submission to a message only on the evidence of its prompt response"
     kinds = frozenset({"deliver", "bind"})
-    initial = ()  # (client, epoch, rid or token, mid): evidence delivered and not yet used
+    initial = ()  # (client, epoch, "#rid" or the submission's own identifier, mid): evidence not yet used
 
     def rename_clients(self, m, new_index):
         return tuple(sorted((new_index[c], *rest) for c, *rest in m))
@@ -99,18 +103,25 @@ class ClientNeverGuesses(Monitor):
                 return m, None
             c, epoch = e.conn
             msg = e.msg
-            open_subs = [s for s in before.clients[c].subs if s.status in ("pending", "ambiguous")] \
+            open_subs = [s for s in before.clients[c].subs if s.mid is None and s.status in _OPEN] \
                 if before is not None else []
             if msg.kind == "prompt_result" and msg.message_id is not None:
                 if any((s.epoch, s.rid) == (epoch, msg.rid) for s in open_subs):
-                    return tuple(sorted(m + ((c, epoch, msg.rid, msg.message_id),))), None
+                    return tuple(sorted(m + ((c, epoch, f"#{msg.rid}", msg.message_id),))), None
                 return m, None
-            token = getattr(msg.update, "prompt_id", None) if msg.kind == "update" else None
-            if token is not None and any(f"p{s.rid}" == token for s in open_subs):
-                return tuple(sorted(m + ((c, epoch, token, msg.update.message_id),))), None
+            if msg.kind != "update":
+                return m, None
+            # The submission's own identifier in a report: its correlation token, or its chosen messageId.
+            token = getattr(msg.update, "prompt_id", None)
+            mid = getattr(msg.update, "message_id", None)
+            mine = [s for s in open_subs if s.pid is not None and s.pid in (token, mid)]
+            if mine:
+                return tuple(sorted(m + ((c, mine[0].epoch, mine[0].pid, mid),))), None
             return m, None
         c, epoch, rid = e.sub
-        backing = [k for k in m if k[0] == c and k[3] == e.mid and (k[1:3] == (epoch, rid) or k[2] == f"p{rid}")]
+        pid = next((s.pid for s in after.clients[c].subs if (s.epoch, s.rid) == (epoch, rid)), None)
+        backing = [k for k in m if k[0] == c and k[3] == e.mid and (k[1:3] == (epoch, f"#{rid}") or
+                                                                   (pid is not None and k[2] == pid))]
         if backing:
             return tuple(k for k in m if k != backing[0]), None
         truth = None

@@ -87,7 +87,7 @@ def close(w: World, c: int) -> tuple[World, tuple]:
 
 def open_link(w: World, c: int, epoch: int) -> World:
     """A fresh connection for client ``c`` (a reconnect): empty channels, the new epoch."""
-    return w._replace(links=replace_at(w.links, c, Link(epoch=epoch)))
+    return w._replace(links=replace_at(w.links, c, Link(epoch=epoch, proxy=w.links[c].proxy)))
 
 
 def network_steps(w: World, ordered: bool) -> list[tuple[str, tuple]]:

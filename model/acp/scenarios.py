@@ -71,6 +71,13 @@ SCENARIOS: dict[str, Scenario] = {
             ("client-matches-by-content", "client-matches-by-order", "reused-id"), ("X07",),
         ),
         Scenario(
+            "id-collision",
+            "two clients submit the same text while their identifier generators collide: each numbers its own "
+            "correlation tokens or chosen messageIds, as it numbers JSON-RPC ids (the cost the RFD names for them)",
+            ("P5", "P9", "P19", "U2"), Bounds(clients=2, prompts=2, contents=("yes",), colliding_ids=True),
+            ("two_clients_submitted", "other_client_renders"), (), ("X07",),
+        ),
+        Scenario(
             "replay-identity",
             "a client reconnects and resumes with replay; its message comes back under its ID (checklist 5)",
             ("R1", "R5", "R12", "S13"), Bounds(clients=1, prompts=1, disconnects=1),

@@ -10,6 +10,7 @@ must be caught by the monitor of the rule they break.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from typing import NamedTuple
 
 from acplab.model.errors import InputError
@@ -59,13 +60,22 @@ class Spec(NamedTuple):
     #: `session/cancel` also answers prompts held but not yet inserted with -32800 (C4, schema)
     cancel_withdraws_held: bool = True
     #: how clients link a submission to a message: "message_id" (P9), "content", "order",
-    #: "token" (a client-generated promptId echoed in updates), "jsonrpc_id" (the update's
-    #: messageId is the request id)
+    #: "token" (a client-generated promptId echoed in updates, besides the returned messageId),
+    #: "jsonrpc_id" (the update's messageId is the request id)
     client_correlation: str = "message_id"
+    #: after a receipt response (``respond_at="receipt"``) a prompt the agent then rejects or
+    #: withdraws is signalled with a ``prompt_rejected`` update naming the reserved messageId
+    #: (the two-phase acknowledge-then-insert design); False: it silently vanishes
+    rejection_signal: bool = False
     #: a proxy between clients and agent adds this to every client request id (0: no proxy)
     proxy_id_offset: int = 0
     #: properties a variant does not speak to: ((monitor name, reason), ...)
     not_applicable: tuple = ()
+    #: rules of the RFD the variant breaks by definition: ((monitor name, reason), ...).  Their
+    #: cells read "by design", never count as findings, and the tests check each is violated.
+    by_design: tuple = ()
+    #: why the model cannot tell the variant apart from ``rfd`` on the goals, if it cannot
+    no_difference: str = ""
     #: the live report of a message is still streamed to a connection that already
     #: received it by replay (found by the explorer: chunks then duplicate content)
     echo_after_replay: bool = False
@@ -113,6 +123,15 @@ class Spec(NamedTuple):
     tool_status_after_idle: bool = False
     #: the idle error carries the JSON-RPC error object (E3/E5: a SHOULD)
     error_details: bool = True
+    #: where ``error`` lives on an idle: "variant" (a field of the error stop reason, W7: beside
+    #: any other stop reason it is an unknown field, so a client never reads it) or "sibling"
+    #: (a field of every idle beside a plain-string stopReason; a client reads it wherever it is)
+    error_shape: str = "variant"
+    #: the agent forgets the prose rule: an idle after a failed turn still carries that error
+    stale_error: bool = False
+    #: the object a failure after insertion carries: "jsonrpc" (the JSON-RPC error object, E5)
+    #: or "new" (a new error type {kind, message}: only the v1<->v2 bridges read it)
+    error_type: str = "jsonrpc"
     #: for a mutant or finding: the monitor that must catch it
     breaks: str = ""
 
@@ -219,18 +238,31 @@ FINDINGS: dict[str, Spec] = {
 }
 
 _V1_ONLY = "v1 has no state_update: a turn ends with the prompt response"
-_BY_DESIGN = (
-    ("FailureEndsWithErrorIdle", "the alternative replaces the idle error by design; see OutcomeVisible"),
-    ("WorkEndsWithOneIdle", "the alternative ends failed work without an idle stop reason by design"),
+_NO_MESSAGE_ID = "its result carries no messageId by definition"
+_ERROR_NOT_ON_IDLE = (
+    ("FailureEndsWithErrorIdle", "the alternative reports the failure outside the idle by definition"),
+    ("WorkEndsWithOneIdle", "the idle after the failure names no stop reason: the failure is reported elsewhere"),
 )
 
-#: The published versions and the alternatives the RFD's FAQ rejects, each as the RFD describes it.
+#: The published versions and the alternatives the RFD's FAQ rejects, each rendered as its proponents
+#: would build it, with what the RFD itself says it would need (unique tokens, a rejection signal).
+#: ``by_design`` lists the RFD's rules a variant breaks by definition (never findings).
 VARIANTS: dict[str, Spec] = {
+    "rfd-as-written": RFD._replace(
+        name="rfd-as-written", state_sync_on_resume=False,
+        description="the RFD as written: no current-state snapshot on resume (it names state sync a follow-up; "
+                    "`rfd` takes the schema's S13)",
+        by_design=(("StateViewMatches", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),),
+    ),
     "v1": RFD._replace(
         name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",
         respond_at="end_of_turn", response="stop_reason", state_updates=False, echo=False,
         failure_report="error_response", snapshot_outcome=False, insert_while_busy=False,
         agent_initiated_work=False, running_before_insertion=False,
+        by_design=(
+            ("ResponseNotHeldForWorkEnd", "v1's response ends the turn, so it waits for the work by definition"),
+            ("ErrorResponseMeansNotInserted", "v1 reports every failure, before or after insertion, as an error response"),
+        ),
         not_applicable=(
             ("RunningEndsInIdle", _V1_ONLY), ("UserMessageReportedInPlace", "v1 does not report user messages"),
             ("ErrorIdleCarriesErrorObject", _V1_ONLY),
@@ -238,68 +270,93 @@ VARIANTS: dict[str, Spec] = {
             ("StateViewMatches", _V1_ONLY), ("ToolCallsTerminalBeforeIdle", _V1_ONLY),
             ("AcceptedMessageReportedLive", "v1 does not require a live echo of the prompt"),
             ("ViewMatchesHistory", "v1 user messages carry no ID to compare views by"),
+            ("ViewsConverge", "v1 reports no user message live: a v1 client shows its own prompts as local copies"),
             ("OneMessagePerSubmission", "v1 clients keep their local copy as the message"),
         ),
     ),
     "v2-draft": RFD._replace(
         name="v2-draft", response="empty",
         description="the v2 draft (2026-08-22): the response at acceptance is an empty result {}",
+        by_design=(("SuccessCarriesInsertedId", "the draft's `{}`: " + _NO_MESSAGE_ID + " (D1)"),),
     ),
     "client-correlation-token": RFD._replace(
-        name="client-correlation-token", response="empty", client_correlation="token",
-        description="a client-generated promptId on the request, echoed with the user message, instead of a returned ID",
+        name="client-correlation-token", client_correlation="token",
+        description="a client-generated promptId on the request, kept with the message and echoed in its live and "
+                    "replayed user_message, besides the returned messageId; tokens are unique across clients",
     ),
     "ack-before-insertion": RFD._replace(
-        name="ack-before-insertion", respond_at="receipt",
-        description="the response acknowledges receipt (an ID reserved in advance), not insertion",
+        name="ack-before-insertion", respond_at="receipt", rejection_signal=True,
+        description="two-phase: the response acknowledges receipt under a reserved messageId; the user_message "
+                    "reports insertion, a prompt_rejected update a later rejection",
+        by_design=(
+            ("SuccessOnlyAfterInsertion", "the success is a receipt by definition (P3 ties it to insertion)"),
+            ("AcceptedMessageReportedLive", "a receipt is not an insertion: a prompt rejected after it is never "
+                                            "reported as a user message, by design"),
+        ),
+        no_difference="a receipt followed by the insertion report or a rejection signal meets every goal the RFD "
+                      "meets here; its costs (a second signal to define, an ID reserved before the runtime creates "
+                      "the message) are not outcomes a client can observe",
     ),
     "reuse-jsonrpc-id": RFD._replace(
         name="reuse-jsonrpc-id", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
         description="the JSON-RPC request id is the message identity",
+        by_design=(("SuccessCarriesInsertedId", "the request id is the identity: " + _NO_MESSAGE_ID),
+                   ("ClientNeverGuesses", "the client derives the message's ID from its own request id by definition")),
     ),
     "reuse-jsonrpc-id-proxy": RFD._replace(
         name="reuse-jsonrpc-id-proxy", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
         proxy_id_offset=100,
         description="the JSON-RPC request id is the message identity, behind a proxy that rewrites ids",
+        by_design=(("SuccessCarriesInsertedId", "the request id is the identity: " + _NO_MESSAGE_ID),
+                   ("ClientNeverGuesses", "the client derives the message's ID from its own request id by definition")),
     ),
     "client-chosen-id": RFD._replace(
         name="client-chosen-id", message_ids="client_chosen",
-        description="the client picks the canonical messageId and sends it with the prompt",
+        description="the client picks the canonical messageId (unique across clients) and sends it with the prompt",
     ),
     "prompt-as-notification": RFD._replace(
-        name="prompt-as-notification", respond_at="never", client_correlation="content",
-        description="the prompt is a fire-and-forget notification: no response, no error",
+        name="prompt-as-notification", respond_at="never",
+        description="the prompt is a fire-and-forget notification: no response, no error; the client does not guess",
+        by_design=(("EveryPromptAnswered", "a notification has no response by definition"),),
     ),
     "failed-state": RFD._replace(
-        name="failed-state", not_applicable=_BY_DESIGN, failure_report="failed_state",
+        name="failed-state", failure_report="failed_state",
         description="a failure after insertion is a new `failed` state instead of idle with stopReason error",
+        by_design=(("WorkEndsWithOneIdle", "failed work ends in the new `failed` state, not an idle, by definition"),
+                   ("RunningEndsInIdle", "after `failed` no idle follows: the new state replaces it by definition")),
     ),
     "separate-error-update": RFD._replace(
-        name="separate-error-update", not_applicable=_BY_DESIGN, failure_report="error_update",
+        name="separate-error-update", by_design=_ERROR_NOT_ON_IDLE, failure_report="error_update",
         description="a failure after insertion is an error update followed by a plain idle",
     ),
     "error-notice": RFD._replace(
-        name="error-notice", not_applicable=_BY_DESIGN, failure_report="error_notice",
+        name="error-notice", by_design=_ERROR_NOT_ON_IDLE, failure_report="error_notice",
         description="a failure after insertion is an error-severity notice followed by a plain idle",
     ),
     "error-sibling-field": RFD._replace(
-        name="error-sibling-field",
-        description="error beside a plain-string stopReason, tied to it by a prose rule (same wire format)",
+        name="error-sibling-field", error_shape="sibling", stale_error=True,
+        description="error beside a plain-string stopReason, tied to it by a prose rule that this implementation "
+                    "forgets: the idle after a failed turn keeps the stale error, and the client reads it",
     ),
     "new-error-type": RFD._replace(
-        name="new-error-type",
-        description="a new error shape for failures after insertion instead of the JSON-RPC error object",
-        not_applicable=(("*", "its cost is in the v1<->v2 bridges (B1-B3), modelled separately: "
-                              "`acplab check --model bridge-v2-agent --spec drop_error_object` shows what a bridge "
-                              "loses when it cannot carry the error object over"),),
+        name="new-error-type", error_type="new",
+        description="a new error type {kind, message} for failures after insertion instead of the JSON-RPC error "
+                    "object (judged on the v1<->v2 bridges)",
+        by_design=(("B1_ErrorAfterInsertionBecomesIdleError", "B1 asks for an idle carrying the v1 error's JSON-RPC "
+                                                              "object, which the alternative replaces by definition"),),
     ),
 }
 
-SPECS: dict[str, Spec] = {"rfd": RFD, **VARIANTS, **MUTANTS, **FINDINGS}
+#: Specs loaded from files for this process (``--spec-file``, :mod:`.specfile`): never in the figures.
+USER_SPECS: dict[str, Spec] = {}
+
+#: Every spec by name: rfd, the variants, mutants, findings, then user specs.  A live view of the
+#: dicts above, so a preset added to one of them later (even at the end of this file) is found.
+SPECS = ChainMap(USER_SPECS, FINDINGS, MUTANTS, VARIANTS, {"rfd": RFD})
 
 
 def get_spec(name: str) -> Spec:
-    """The preset called ``name``; a one-line error lists the known ones."""
+    """The preset (or loaded spec file) called ``name``; a one-line error lists the known ones."""
     try:
         return SPECS[name]
     except KeyError:

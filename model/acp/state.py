@@ -93,13 +93,22 @@ class Agent(NamedTuple):
 
 
 class Sub(NamedTuple):
-    """A client's submission: ``status`` pending / accepted / rejected / cancelled / ambiguous."""
+    """A client's submission and what the client knows of it.
+
+    ``status``: pending (awaiting its answer), accepted (inserted, as far as the client
+    knows), rejected, cancelled, ambiguous (the connection was lost before the answer,
+    R11), sent (a fire-and-forget prompt: no answer will come), received (a receipt came,
+    insertion is still to be reported) or failed (v1: an error response, which does not
+    say whether the message was inserted).  ``pid`` is the identifier the client sent with
+    it in an alternative that has one (a correlation token or a chosen messageId).
+    """
 
     rid: int
     epoch: int
     content: tuple[str, ...]
     status: str = "pending"
     mid: str | None = None
+    pid: str | None = None
 
 
 class Item(NamedTuple):
@@ -142,10 +151,13 @@ class Link(NamedTuple):
     up: bool = True
     to_agent: tuple = ()
     to_client: tuple = ()
+    #: what a proxy on this connection adds to the client's request ids (P19; 0: no proxy).  The
+    #: agent knows a submission by the rewritten id: goals map a client's id to it with this.
+    proxy: int = 0
 
 
 class Budget(NamedTuple):
-    prompts: int = 0
+    prompts: int = 0  # prompts still to submit (all clients together)
     drops: int = 0
     cuts: int = 0
     cancels: int = 0

@@ -448,21 +448,26 @@ def emit(summary: dict, as_json: bool) -> None:
 def property_rows() -> list[dict]:
     """``acplab properties``: each property with its expectation, rules, wire-checkability and killers.
 
+    ``kind`` is "rule" (a rule of the RFD) or "goal" (design-neutral, :mod:`acplab.model.acp.goals`;
+    its rules are context only).
+
     ``killed_by`` names the specs that violate the property and the scenario
     in which they do (:mod:`acplab.model.acp.killers`; the tests re-check
     every claim).
     """
+    from acplab.model.acp.goals import GOALS
     from acplab.model.acp.killers import KILLERS
     from acplab.model.acp.model import NO_STUCK_STATE
     from acplab.model.acp.monitors import ALL_MONITORS
 
-    rows = [
-        {"name": m.name, "expectation": m.expectation, "level": m.level, "rules": list(m.rules), "wire": m.wire,
-         "description": m.description}
-        for m in ALL_MONITORS
-    ]
-    rows.append({"name": NO_STUCK_STATE.name, "expectation": "always", "level": "error",
+    def row(m, kind):
+        return {"name": m.name, "kind": kind, "expectation": m.expectation, "level": m.level, "rules": list(m.rules),
+                "wire": m.wire, "description": m.description}
+
+    rows = [row(m, "rule") for m in ALL_MONITORS]
+    rows.append({"name": NO_STUCK_STATE.name, "kind": "rule", "expectation": "always", "level": "error",
                  "rules": list(NO_STUCK_STATE.rules), "wire": False, "description": NO_STUCK_STATE.description})
+    rows += [row(g, "goal") for g in GOALS]
     for row in rows:
         row["killed_by"] = [{"spec": spec, "scenario": sc} for spec, sc in KILLERS.get(row["name"], ())]
     return rows
@@ -473,6 +478,7 @@ def print_properties(rows: list[dict]) -> None:
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         kind = r["expectation"] + (" (warning)" if r["level"] == "warning" else "") + (", wire" if r["wire"] else "")
+        kind += ", goal" if r.get("kind") == "goal" else ""
         killers = ", ".join(f"{k['spec']} in {k['scenario']}" for k in r["killed_by"]) or "NOTHING"
         click.echo(f"{r['name']:<{width}}  {kind} [{', '.join(r['rules'])}]: {r['description']}")
         click.echo(f"{'':<{width}}  killed by {killers}")

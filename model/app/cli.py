@@ -83,6 +83,8 @@ def _finite(ctx, param, value):
               default="acp", show_default=True,
               help="acp; twophase (the engine's validation model); the v1<->v2 bridges (--spec names a mutant).")
 @click.option("--spec", default="rfd", show_default=True, help="Variant of the ACP model (see `acplab specs`).")
+@click.option("--spec-file", type=click.Path(dir_okay=False), default=None,
+              help="A variant written as a TOML file (see the README's 'Adding a variant'); replaces --spec.")
 @click.option("--scenario", default=None, help="Named scenario (see `acplab scenarios`).")
 @click.option("--clients", type=int, default=None, callback=_int_in(1, "clients"),
               help=f"Clients sharing the session (at most {MAXIMA['clients']}).")
@@ -123,7 +125,7 @@ def _finite(ctx, param, value):
 @click.option("--seed", type=int, default=0, show_default=True, callback=_int_in(0, "seed"),
               help="Seed of the random walks.")
 @click.pass_context
-def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects, settings, rms, broken,
+def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, rms, broken,
           max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet, workers, por,
           checkpoint, checkpoint_every, max_depth, walk, seed):
     """Explore every interleaving within bounds and check the rules."""
@@ -134,6 +136,7 @@ def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects,
 
     check_out_dir(out, "check")
     _reject_ignored(ctx, model_name)
+    spec = _spec_from_file(ctx, spec, spec_file)
     opts = checking.Output(as_json, quiet, out, html, "all" if all_witnesses else (witness or None))
     if model_name.startswith("bridge-"):
         target = checking.bridge_target(model_name[len("bridge-"):], spec)
@@ -149,12 +152,25 @@ def check(ctx, model_name, spec, scenario, clients, prompts, drops, disconnects,
 
 #: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
 _CHECK_OPTIONS = {
-    "acp": {"spec", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
+    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
     "twophase": {"rms", "broken", "symmetry"},
     "bridge": {"spec"},
 }
 _CHECK_COMMON = {"model_name", "max_states", "max_seconds", "witness", "all_witnesses", "as_json", "out", "html", "quiet",
                  "workers", "por", "checkpoint", "checkpoint_every", "max_depth", "walk", "seed"}
+
+
+def _spec_from_file(ctx, spec: str, spec_file: str | None) -> str:
+    """The spec to use: a spec file's (loaded and registered for this process) or ``--spec``'s."""
+    if spec_file is None:
+        return spec
+    from click.core import ParameterSource
+
+    if ctx.get_parameter_source("spec") == ParameterSource.COMMANDLINE:
+        raise click.UsageError("--spec and --spec-file are exclusive: the file names its own spec")
+    from acplab.model.acp.specfile import load_and_register
+
+    return load_and_register(spec_file)
 
 
 def _reject_ignored(ctx, model_name: str) -> None:
@@ -319,6 +335,8 @@ def figures(out, check_only, quiet):
 
 @cli.command()
 @click.option("--spec", default="rfd", show_default=True, help="Variant of the ACP model (see `acplab specs`).")
+@click.option("--spec-file", type=click.Path(dir_okay=False), default=None,
+              help="A variant written as a TOML file; replaces --spec.")
 @click.option("--clients", type=int, default=2, show_default=True, help="Clients sharing the session.")
 @click.option("--sessions", type=int, default=100, show_default=True, help="Independent runs (sub-seeds of --seed).")
 @click.option("--prompts", type=int, default=3, show_default=True, help="Prompts each client submits per run (retries on top).")
@@ -342,9 +360,11 @@ def figures(out, check_only, quiet):
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: metrics, coverage, and the first run that "
                                            "violated each monitor, to step through.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def simulate(spec, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration, on_violation,
-             settings, as_json, out, html, quiet):
+@click.pass_context
+def simulate(ctx, spec, spec_file, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration,
+             on_violation, settings, as_json, out, html, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% intervals, fault-window coverage."""
+    spec = _spec_from_file(ctx, spec, spec_file)
     from .report import print_json
     from acplab.model.render.artefacts import check_out_dir, fresh_out_dir
     from acplab.simulations.params import SimParams, check_cost
@@ -415,7 +435,10 @@ def sweep(config, executor, out, workers, plots, fresh, quiet):
 
 
 @cli.command()
-@click.option("--spec", "specs", multiple=True, help="Variants to include (default: rfd and every variant).")
+@click.option("--spec", "specs", multiple=True,
+              help="Variants to include (default: rfd and every variant); rfd is always the baseline.")
+@click.option("--spec-file", "spec_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A variant written as a TOML file, added as a row; repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as one JSON object.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for matrix.json, matrix.md and the counterexamples (default: a fresh acplab-out/matrix).")
@@ -428,45 +451,47 @@ def sweep(config, executor, out, workers, plots, fresh, quiet):
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: the matrix with every violated cell's "
                                            "counterexample to step through.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def matrix(specs, as_json, out, jobs, max_seconds, executor, html, quiet):
-    """Check every variant against every property: holds / violated / incomplete / n/a.
+def matrix(specs, spec_files, as_json, out, jobs, max_seconds, executor, html, quiet):
+    """Check every variant against the design-neutral goals, then the RFD's rules.
 
-    Exit 1 if the rfd row has a violated cell, 3 if a cell is incomplete, else 0.
+    Cells: holds / violated / by design / incomplete / n/a.  Exit 1 if the rfd row violates a rule
+    or a goal the RFD does not declare as a limitation, 3 if a cell is incomplete, else 0.
     """
     import json as _json
 
     from . import matrix as mx
+    from .matrix_report import SYMBOL, markdown, table_text
     from acplab.model.render.artefacts import fresh_out_dir
     from .report import print_json
     from acplab.model.acp.spec import get_spec
+    from acplab.model.acp.specfile import load_and_register
 
     for name in specs:
         get_spec(name)
+    specs = list(specs) + [load_and_register(path) for path in spec_files]
     folder = fresh_out_dir(out, "matrix")
     if not as_json:
         names = list(specs) or mx.variant_names()
-        click.echo(f"matrix: {len(names)} variants x {len(mx.PROPERTIES)} properties over {len(mx.MATRIX_RUNS)} "
-                   f"scenarios, each at its own bounds: {', '.join(name for name, _ in mx.MATRIX_RUNS)}")
+        click.echo(f"matrix: {len(names)} variants x {len(mx.GOAL_NAMES)} goals and {len(mx.PROPERTIES)} rules over "
+                   f"{len(mx.MATRIX_RUNS)} scenarios, each at its own bounds: "
+                   f"{', '.join(name for name, _ in mx.MATRIX_RUNS)}; and the v1<->v2 bridges")
     show = not quiet and not as_json and sys.stderr.isatty()
     result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor, html)
     if html:
         from .pages import matrix_page, write_page
 
-        report = write_page(folder, matrix_page(result, folder, mx.SYMBOL))
+        report = write_page(folder, matrix_page(result, folder, SYMBOL))
         result = {k: v for k, v in result.items() if k != "report_runs"} | {"report": report}
     (folder / "matrix.json").write_text(_json.dumps(result, indent=2, allow_nan=False) + "\n")
-    (folder / "matrix.md").write_text(mx.markdown(result, str(folder)))
+    (folder / "matrix.md").write_text(markdown(result, str(folder)))
     if as_json:
         print_json(result)
     else:
-        click.echo(mx.table_text(result))
+        click.echo(table_text(result))
         click.echo(f"\n{result['states']:,} states in {result['seconds']:.1f} s; wrote {folder}/matrix.md")
         if html:
             click.echo(f"report: {result['report']}")
-    cells = result["cells"]
-    if "rfd" in cells and "violated" in cells["rfd"].values():
-        sys.exit(1)
-    sys.exit(3 if any("incomplete" in row.values() for row in cells.values()) else 0)
+    sys.exit(mx.rfd_exit_code(result))
 
 
 def _run_counter(done: int, total: int) -> None:

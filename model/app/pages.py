@@ -76,45 +76,69 @@ def check_page(target, result, summary: dict, runs: list[dict]) -> dict:
 
 
 def matrix_page(matrix: dict, folder, symbols: dict[str, str]) -> dict:
-    """The report of ``acplab matrix``: the variants x properties table, each violated cell linked to its run.
+    """The report of ``acplab matrix``: goals, then the RFD's rules (and the bridges'), each cell with a
+    counterexample linked to its run.
 
     ``symbols`` maps a cell (holds, violated, ...) to its mark, as the matrix's own tables show it.
     """
     runs = matrix.get("report_runs", [])
     by_cell = {tuple(r["cell"]): r["id"] for r in runs}
-    props = matrix["properties"]
-    head = ["variant"] + [{"text": f"{i + 1}", "title": f"{p} [{', '.join(matrix['rules'][p])}]"}
-                          for i, p in enumerate(props)]
-    rows = []
-    for name in matrix["specs"]:
+    tables = []
+    for title, ident, props, rows in (
+        ("Goals", "matrix", matrix["goals"], matrix["specs"]),
+        ("The RFD's rules", "rules", matrix["properties"],
+         [r for r in matrix["specs"] if matrix["rows"][r]["model"] == "acp"]),
+        ("The bridges' rules", "bridges", matrix["bridge_properties"],
+         [r for r in matrix["specs"] if matrix["rows"][r]["model"] != "acp"]),
+    ):
+        if rows:
+            tables.append(_matrix_table(matrix, title, ident, props, rows, symbols, by_cell, lead=not tables))
+    every = matrix["goals"] + matrix["properties"] + matrix["bridge_properties"]
+    legend = [[str(i + 1), p, ", ".join(matrix["rules"][p])] for i, p in enumerate(every)]
+    rfd = matrix["cells"].get("rfd", {})
+    rfd_broken = any(c == "violated" and p not in matrix["known_limitations"] for p, c in rfd.items())
+    incomplete = any("incomplete" in r.values() for r in matrix["cells"].values())
+    verdict = "violated" if rfd_broken else "incomplete" if incomplete else "holds"
+    return {
+        "title": "acplab matrix: variants x goals and rules",
+        "verdict": verdict,
+        "lines": [f"{len(matrix['specs'])} rows x {len(matrix['goals'])} goals and {len(matrix['properties'])} rules "
+                  f"over {len(matrix['scenarios'])} scenarios; {matrix['states']:,} states in "
+                  f"{matrix['seconds']:.1f} s; the verdict is the rfd row's",
+                  f"files: {folder}"],
+        "facts": [("variants", ", ".join(matrix["specs"])),
+                  ("scenarios", ", ".join(s["name"] + (f" {s['overrides']}" if s["overrides"] else "")
+                                          for s in matrix["scenarios"])),
+                  ("no difference on the goals", "; ".join(f"{k}: {v}" for k, v in matrix["no_difference"].items())
+                   or "none")],
+        "tables": tables + [{"title": "Goals and properties", "head": ["#", "property", "rules"], "rows": legend}],
+        "runs": runs,
+    }
+
+
+def _matrix_table(matrix, title, ident, props, rows, symbols, by_cell, lead) -> dict:
+    every = matrix["goals"] + matrix["properties"] + matrix["bridge_properties"]
+    head = ["variant"] + [{"text": f"{every.index(p) + 1}", "title": f"{p} [{', '.join(matrix['rules'][p])}]"}
+                          for p in props]
+    body = []
+    for name in rows:
         row = [name]
         for p in props:
             cell = matrix["cells"][name][p]
             detail = matrix["details"][name].get(p, {})
-            text = f"✗ {detail['trace_length']}" if cell == "violated" else symbols[cell]
+            text = symbols[cell]
+            if "trace_length" in detail:
+                text = f"{text} {detail['trace_length']}" + (" †" if detail.get("known_limitation") else "")
             tip = detail.get("explanation") or detail.get("reason") or f"{p}: {cell}"
-            row.append({"text": text, "class": "na" if cell == "n/a" else cell, "title": tip,
+            if cell == "by design":
+                tip = f"by design: {detail['reason']}"
+            row.append({"text": text, "class": "na" if cell == "n/a" else cell.replace(" ", "-"), "title": tip,
                         "run": by_cell.get((name, p))})
-        rows.append(row)
-    legend = [[str(i + 1), p, ", ".join(matrix["rules"][p])] for i, p in enumerate(props)]
-    rfd_broken = "violated" in matrix["cells"].get("rfd", {}).values()
-    incomplete = any("incomplete" in r.values() for r in matrix["cells"].values())
-    verdict = "violated" if rfd_broken else "incomplete" if incomplete else "holds"
-    return {
-        "title": "acplab matrix: variants x properties",
-        "verdict": verdict,
-        "lines": [f"{len(matrix['specs'])} variants x {len(props)} properties over {len(matrix['scenarios'])} "
-                  f"scenarios; {matrix['states']:,} states in {matrix['seconds']:.1f} s; the verdict is the rfd row's",
-                  f"files: {folder}"],
-        "facts": [("variants", ", ".join(matrix["specs"])),
-                  ("scenarios", ", ".join(s["name"] + (f" {s['overrides']}" if s["overrides"] else "")
-                                          for s in matrix["scenarios"]))],
-        "tables": [{"title": "Matrix", "id": "matrix", "lead": True, "head": head, "rows": rows,
-                    "note": "✓ holds · ✗ n violated, shortest counterexample of n steps (click to step through) · "
-                            "? incomplete · – not applicable (hover for the reason)"},
-                   {"title": "Properties", "head": ["#", "property", "rules"], "rows": legend}],
-        "runs": runs,
-    }
+        body.append(row)
+    return {"title": title, "id": ident, "lead": lead, "head": head, "rows": body,
+            "note": "✓ holds · ✗ n violated, shortest counterexample of n steps (click to step through) · † a "
+                    "limitation the RFD declares · ⊘ n by design (not a finding) · ? incomplete · – not applicable "
+                    "(hover for the reason)"}
 
 
 def simulate_page(result, summary: dict) -> dict:

@@ -42,7 +42,7 @@ main{padding:10px 22px 40px}
 h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:3px}
 .badge{display:inline-block;padding:1px 9px;border-radius:10px;font-weight:600;margin-right:6px}
 .holds,.found{background:#cfe8cf;color:#124d12} .violated,.missing{background:#f4b6b6;color:#6b0000}
-.incomplete{background:#f6e3a1;color:#5a4500} .na{background:#e4e4e4;color:#444}
+.incomplete{background:#f6e3a1;color:#5a4500} .na{background:#e4e4e4;color:#444} .by-design{background:#dcdcf0;color:#333}
 table{border-collapse:collapse;margin:6px 0;background:#fff}
 td,th{border:1px solid #d4d4d4;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#eef2f8} td.num{text-align:right;font-variant-numeric:tabular-nums}
