@@ -163,9 +163,13 @@ def test_deep_nesting_gets_a_verdict_not_a_traceback(tmp_path):
     recs = [dict(r) for r in BASE]
     recs[4] = json.loads(json.dumps(recs[4]))
     recs[4]["msg"]["params"]["prompt"] = [medium]
-    sys.setrecursionlimit(10_000)
-    path = tmp_path / "medium.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # json.dumps of the 900-deep value; restored: other tests need the usual limit
+    try:
+        path = tmp_path / "medium.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    finally:
+        sys.setrecursionlimit(limit)
     assert check_capture(path).verdict in ("holds", "violated")
 
 

@@ -266,3 +266,20 @@ CASES = {
 CASES["id-inserted-twice"] = ("InsertedIdsDistinct", "P5", "violation", False, S + turn(2, "m1") + turn(3, "m1"),
                               ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),
                                (12, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 3})))
+
+# the monitors added with issue 13's mutants
+CASES["error-idle-without-error"] = ("ErrorIdleCarriesErrorObject", "E3", "warning", False,
+                                     S + RUN + [state("idle", stopReason="error")], ())
+CASES["cancel-request-of-another-connection"] = (
+    "CancelRequestMatchesSender", "C3", "violation", False,
+    S + start(new=False, conn="c2") + [prompt(2)],
+    ((7, "reject", {"session": SID, "conn": "c1", "request": 2, "code": -32800, "cancelled_by": "c2"}),))
+CASES["idle-before-the-user-message"] = (
+    "UserMessageReportedInPlace", "S6", "violation", False,
+    S + [prompt(2), state("running"), res(2, {"messageId": "m1"}), state("idle", stopReason="end_turn"), user("m1")],
+    ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),
+     (5, "work_start", {"session": SID}),
+     (8, "work_end", {"session": SID, "reason": "end_turn"})))
+CASES["report-under-an-id-never-inserted"] = (
+    "ResponsesFollowInsertion", "U3", "violation", False, S + turn(2, "m1") + [user("m9")],
+    ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),))

@@ -28,8 +28,8 @@ from acplab.model.wire import encode
 
 from . import events as ev
 from .monitors import Monitor as ModelMonitor
-from .observe import (INTERNAL, NO_STAMP, VIOLATION, Conn, Obs, Switches, freeze, frozen_initial, rename_conns, settle,
-                      thaw)
+from .observe import (ALWAYS, EVENTUALLY, INTERNAL, NO_STAMP, VIOLATION, WARNING, Conn, Obs, Switches, freeze,
+                      frozen_initial, rename_conns, settle, thaw)
 from .observer import FIELDS, Dispatch, Frontend, classify, close_obs, internal_obs
 from .rules import make_monitors
 from .state import SESSION
@@ -38,24 +38,30 @@ from .state import SESSION
 #: explorer's ALL_MONITORS then holds these rule monitors (through :class:`RuleMonitors`) and the
 #: model monitors in :data:`KEPT_MODEL_MONITORS`, which judge what clients show (no wire, no event).
 REPLACES = {
-    "InsertedIdsDistinct": ("DistinctMessageIds",),
+    "InsertedIdsDistinct": ("DistinctMessageIds", "RejectedIdsNeverSurface"),
     "AcceptedMessagesReportedLive": ("AcceptedMessageReportedLive",),
-    "ToolCallsSettleBeforeIdle": ("ToolCallsTerminalBeforeIdle",),
+    "ToolCallsSettleBeforeIdle": ("ToolCallsTerminalBeforeIdle", "NothingOfEndedWorkAfterIdle"),
     "ReplayResetsBeforeChunks": ("ReplayResetsBeforeChunks",),
     "PromptsAnswered": ("EveryPromptAnswered",),
     "PromptResultCarriesMessageId": ("SuccessCarriesInsertedId",),
     "ResponsesFollowInsertion": ("SuccessOnlyAfterInsertion", "SuccessCarriesInsertedId",
-                                 "ErrorResponseMeansNotInserted", "CancelRequestErrorOnlyBeforeInsertion"),
+                                 "ErrorResponseMeansNotInserted", "CancelRequestErrorOnlyBeforeInsertion",
+                                 "RejectedIdsNeverSurface"),
     "WorkReportedByState": ("WorkEndsWithOneIdle", "FailureEndsWithErrorIdle"),
-    "WorkEndsWithIdle": ("WorkEndsWithOneIdle",),
+    "WorkEndsWithIdle": ("WorkEndsWithOneIdle", "RunningEndsInIdle"),
+    "RequiresActionResolves": ("RunningEndsInIdle",),
     "StateUpdatesWellFormed": ("FailureEndsWithErrorIdle",),
+    "ErrorIdleCarriesErrorObject": ("ErrorIdleCarriesErrorObject",),
     "CancelEndsWithCancelled": ("CancelledWorkEndsCancelled",),
+    "HeldPromptsWithdrawnOnCancel": ("CancelWithdrawsHeldPrompts",),
+    "CancelRequestMatchesSender": ("CancelRequestMatchesSender",),
+    "UserMessageReportedInPlace": ("UserMessageReportedInPlace",),
     "RetainedMessagesReplayed": ("ReplayKeepsIds",),
     "CommandsRunOnce": ("CommandsNeverReexecuted",),
     "ClientsLinkByResponse": ("ClientNeverGuesses", "BindingsMatchTruth"),
 }
 KEPT_MODEL_MONITORS = ("ResponseNotHeldForWorkEnd", "OutcomeVisible", "OneMessagePerSubmission", "ViewMatchesHistory",
-                       "StateViewMatches")
+                       "StateViewMatches", "FeedFollowsHistory")
 #: trace proxies for internal rules, and wire checks an exact internal one supersedes: redundant where the
 #: model's internal events are at hand, and their history (which user messages looked like which prompt,
 #: which IDs a success carried) would tell explored states apart
@@ -63,8 +69,11 @@ PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNo
            "MessageIdsDistinct")
 
 #: the model's event kinds the adapter turns into observations
-KINDS = frozenset({"send", "deliver", "cut", "insert", "reject", "work_start", "work_end", "fail", "execute", "bind",
-                   "restart"})
+KINDS = frozenset({"send", "deliver", "cut", "insert", "assign_id", "reject", "work_start", "work_end", "fail",
+                   "execute", "bind", "restart"})
+
+#: model event kind -> sidecar event name (where they differ)
+SIDECAR_NAMES = {"assign_id": "assign"}
 
 
 def switches_for(spec) -> Switches:
@@ -93,6 +102,14 @@ class RuleMonitors(ModelMonitor):
         self.description = "; ".join(m.description for m in self.monitors)
         self.wire = all(INTERNAL not in m.needs for m in self.monitors)
         self.initial = (frozen_initial(FIELDS), tuple(frozen_initial(m.fields) for m in self.monitors))
+        # monitors whose findings are all obligations are ``eventually`` properties (every weakly fair behaviour
+        # discharges them, so a hang is a counterexample even where the world never comes to rest)
+        if self.monitors and all(getattr(m, "expectation", ALWAYS) == EVENTUALLY for m in self.monitors):
+            self.expectation = "eventually"
+        # a SHOULD monitor (or several) is a warning property: its findings are reported, the verdict unchanged
+        if self.monitors and all(getattr(m, "level", VIOLATION) == WARNING for m in self.monitors):
+            self.level = "warning"
+        self._reports = WARNING if self.level == "warning" else VIOLATION
         self._static: dict = {}
 
     # -- events to observations ------------------------------------------------------------
@@ -106,7 +123,7 @@ class RuleMonitors(ModelMonitor):
         if kind == "cut":
             return [close_obs(Conn(*e.conn), NO_STAMP)]
         data = _internal(e)
-        return [] if data is None else [internal_obs(kind, data, NO_STAMP)]
+        return [] if data is None else [internal_obs(SIDECAR_NAMES.get(kind, kind), data, NO_STAMP)]
 
     def _message(self, e) -> Obs:
         key = (e.msg, e.dir)
@@ -144,7 +161,7 @@ class RuleMonitors(ModelMonitor):
                 if b is None:
                     b = books[i] = thaw(mon.fields, frozen[i])
                 for f in mon.on(b, o) or ():
-                    if f.level == VIOLATION and bad is None:
+                    if f.level == self._reports and bad is None:
                         bad = _sentence(mon, f)
         for i, b in books.items():
             frozen[i] = freeze(self.monitors[i].fields, b)
@@ -160,6 +177,11 @@ class RuleMonitors(ModelMonitor):
                 if f.level == VIOLATION:
                     return _sentence(mon, f)
         return None
+
+    def owes(self, m) -> bool:
+        """An obligation of one of the monitors is open (what :meth:`at_rest` would report)."""
+        front = thaw(FIELDS, m[0])
+        return any(mon.owes(thaw(mon.fields, frozen), front) for mon, frozen in zip(self.monitors, m[1]))
 
     def rename_clients(self, m, new_index):
         return rename_conns(m, new_index)
@@ -179,14 +201,18 @@ def _internal(e) -> dict | None:
     if kind == "insert":
         return {"session": SESSION, "messageId": e.mid, "conn": _conn(e.sub),
                 "request": None if e.sub is None else e.sub[2], "retained": e.retained, "origin": e.origin}
+    if kind == "assign_id":
+        return {"session": SESSION, "messageId": e.mid, "conn": _conn(e.sub), "request": e.sub[2]}
     if kind == "reject":
-        return {"session": SESSION, "conn": _conn(e.sub), "request": e.sub[2], "code": e.code}
+        return {"session": SESSION, "conn": _conn(e.sub), "request": e.sub[2], "code": e.code,
+                "cancelled_by": None if e.by is None else Conn(*e.by)}
     if kind in ("work_start", "restart"):
         return {"session": SESSION}
     if kind == "work_end":
-        return {"session": SESSION, "reason": e.reason}
+        # the model's agent runs no background work: nothing of the ended work goes on after its idle
+        return {"session": SESSION, "reason": e.reason, "background": ()}
     if kind == "fail":
-        return {"session": SESSION, "after_insertion": e.after_insertion}
+        return {"session": SESSION, "after_insertion": e.after_insertion, "aborting": e.aborting}
     if kind == "execute":
         return {"session": SESSION, "messageId": e.mid}
     if kind == "bind":
@@ -216,8 +242,9 @@ def sidecar_events(steps, session: str = SESSION) -> list[tuple[int, str, dict]]
                 if e.kind == "cut":
                     out.append((seq, "close", {"conn": conn_name(e.conn)}))
                 continue
-            data = {k: (conn_name(v) if isinstance(v, Conn) else v) for k, v in data.items() if v is not None}
+            data = {k: (conn_name(v) if isinstance(v, Conn) else list(v) if isinstance(v, tuple) else v)
+                    for k, v in data.items() if v is not None}
             if "session" in data:
                 data["session"] = session
-            out.append((seq, e.kind, data))
+            out.append((seq, SIDECAR_NAMES.get(e.kind, e.kind), data))
     return out

@@ -133,7 +133,7 @@ def _cancel_request(agent: Agent, conn, rid, spec: Spec):
             continue
         if not req.inserted:
             agent = retire(agent._replace(reqs=agent.reqs[:i] + agent.reqs[i + 1 :]), req)
-            out = [ev.Reject(req.token, REQUEST_CANCELLED.code),
+            out = [ev.Reject(req.token, REQUEST_CANCELLED.code, conn),
                    send((req.client, req.epoch), ErrorResponse(rid, REQUEST_CANCELLED))]
             return agent, out
         if spec.cancel_request_after_insertion == "error":

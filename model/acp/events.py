@@ -62,10 +62,12 @@ class Insert(NamedTuple):
 
 
 class Reject(NamedTuple):
-    """A prompt was rejected before insertion (nothing inserted)."""
+    """A prompt was rejected before insertion (nothing inserted); ``by``: the connection whose
+    ``$/cancel_request`` withdrew it (None for a failure or a ``session/cancel``)."""
 
     sub: tuple[int, int, int]
     code: int
+    by: tuple[int, int] | None = None
     kind: str = "reject"
 
 

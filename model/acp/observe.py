@@ -4,13 +4,15 @@ Three drivers feed the same monitor classes (:mod:`.rules`):
 
 * the trace checker: every record of a capture, plus an optional sidecar of
   agent- or client-internal events;
-* the explorer and the simulator (through :mod:`.adapter`): every message of
-  a path as the agent's side of each connection sees it, plus the model's
-  internal events.
+* the explorer and the simulator (:mod:`.monitoring`, inside the model):
+  every message of a path as the agent's side of each connection sees it,
+  the model's internal events (:mod:`.adapter` names them in the sidecar's
+  vocabulary), and, for the monitors that judge what clients show, the
+  model's state.
 
 An observation (:class:`Obs`) is one JSON-RPC message on one connection (the
-exact JSON that crossed the wire), one internal event, or the end of a
-connection.  The front end (:mod:`.observer`) classifies it once and
+exact JSON that crossed the wire), one internal event, the end of a
+connection, or (model only) a step of the model or its rest.  The front end (:mod:`.observer`) classifies it once and
 annotates it (the request a response answers, the foreground state before it,
 the replay window it falls in); each monitor then sees only the observations
 whose dispatch keys it declared, for the dialects (``v1``, ``v2``) it applies
@@ -57,8 +59,13 @@ BOTH = frozenset({V1, V2})
 ONLY_V2 = frozenset({V2})
 ONLY_V1 = frozenset({V1})
 
-#: what a monitor may need: the wire traffic, internal events (a sidecar or the model)
-WIRE, INTERNAL = "wire", "internal"
+#: what a monitor may need: the wire traffic, internal events (a sidecar or the model), the model's state
+#: (what clients show and believe: no capture or sidecar carries it, so only the explorer and the simulator
+#: run those monitors; they see ``step`` and ``rest`` observations, see :class:`Obs`)
+WIRE, INTERNAL, STATE = "wire", "internal", "state"
+
+#: what a monitor's property expects of every run (DESIGN.md, "Properties are monitors")
+ALWAYS, EVENTUALLY = "always", "eventually"
 
 
 class Conn(NamedTuple):
@@ -149,6 +156,11 @@ class Obs:
     ``ending`` (an idle that ends work), ``window`` (the open resume window)
     and ``keys`` (dispatch keys).  An internal event has ``event`` and
     ``data``; ``stale`` when it names a connection that has already ended.
+
+    Under the model only (monitors that need :data:`STATE`): ``step`` (key
+    ``step``; ``data`` is ``(before, after, events)``: the worlds around one
+    step and its events) and ``rest`` (key ``rest``; ``data`` is the world,
+    which is at rest: nothing in flight, no work, no prompt pending).
     """
 
     # Class-level defaults: an observation sets only what it has (the trace checker makes a million).
@@ -170,15 +182,32 @@ class Obs:
 
 
 class Monitor:
-    """A rule monitor: declares what it needs and reads, keeps a book, reports findings.
+    """A monitor: declares what it needs and reads, keeps a book, reports findings.
 
     Subclasses set ``name`` (a claim), ``rules``, ``description``, ``keys``
     (dispatch keys, see :mod:`.observer`) and ``armed`` (keys that matter
-    only while the named book fields hold something), ``dialects``, ``needs`` (``wire``
-    and/or ``internal``), ``events`` (the internal events it reads) and
-    ``fields`` (bookkeeping: name -> ``dict``, ``set`` or a hashable
-    default), and override :meth:`on` and, for obligations, :meth:`end`.
-    ``switches`` is the run's :class:`Switches`.
+    only while the named book fields hold something), ``dialects``, ``needs``
+    (``wire``, ``internal`` and/or ``state``), ``events`` (the internal events
+    it reads) and ``fields`` (bookkeeping: name -> ``dict``, ``set`` or a
+    hashable default), and override :meth:`on` and, for obligations,
+    :meth:`end`.  ``switches`` is the run's :class:`Switches`.
+
+    As a property of the explored model (one property per monitor, named
+    ``name``):
+
+    * ``level`` is its severity: ``violation`` (a MUST: the default) or
+      ``warning`` (a SHOULD monitor: reported, the verdict unchanged).  The
+      explorer and the simulator report the findings of that level; a
+      finding of the other level (a heuristic's warning, a SHOULD inside a
+      MUST monitor) is the trace checker's to list;
+    * ``expectation`` is ``always`` (findings when they happen; obligations
+      still open when the world is at rest are violations there) or
+      ``eventually`` for a monitor whose findings are all obligations
+      (:meth:`end`): every weakly fair behaviour discharges them, so work
+      that never ends and a prompt never answered are counterexamples even
+      when the world never comes to rest;
+    * ``reads_front``: its obligations read the front end's book (so they
+      can be open while its own book is empty).
     """
 
     name = ""
@@ -191,9 +220,25 @@ class Monitor:
     needs: frozenset = frozenset({WIRE})
     events: tuple[str, ...] = ()
     fields: dict = {}
+    level = VIOLATION
+    expectation = ALWAYS
+    reads_front = False
 
     def __init__(self, switches: Switches | None = None) -> None:
         self.switches = switches if switches is not None else Switches()
+
+    @property
+    def wire(self) -> bool:
+        """Checkable from the wire alone (the trace checker runs it without a sidecar)."""
+        return self.needs == frozenset({WIRE})
+
+    def for_switches(self, switches: Switches) -> "Monitor":
+        """This monitor for a run with ``switches`` (itself when they are its own)."""
+        return self if switches == self.switches else type(self)(switches)
+
+    def owes(self, b: "Book", front: "Book | None" = None) -> bool:
+        """Whether an obligation is open (what :meth:`end` would report as one)."""
+        return any(f.open for f in self.end(b, True, front) or ())
 
     def on(self, b: "Book", o: Obs):
         """Update the book for one observation; return findings (an iterable) or None."""

@@ -72,6 +72,13 @@ def _seconds(ctx, param, value):
     return value
 
 
+def _interval(ctx, param, value):
+    """A period: finite, 0 (every level) up to ``MAXIMA['max_seconds']``."""
+    if value is not None and not (math.isfinite(value) and 0 <= value <= MAXIMA["max_seconds"]):
+        raise click.BadParameter(f"must be a number of seconds in [0, {MAXIMA['max_seconds']:g}], got {value}")
+    return value
+
+
 def _finite(ctx, param, value):
     if value is not None and not math.isfinite(value):
         raise click.BadParameter(f"must be a finite number, got {value}")
@@ -116,8 +123,8 @@ def _finite(ctx, param, value):
               help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
               help="Folder for snapshots between levels; a killed check run again with it resumes.")
-@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_seconds,
-              help="Seconds between snapshots.")
+@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_interval,
+              help="Seconds between snapshots (0: after every level).")
 @click.option("--max-depth", type=int, default=None, callback=_int_in(1, "max_depth"),
               help="Explore at most this many steps deep (the run is then incomplete); the walk length for --walk.")
 @click.option("--walk", type=int, default=None, callback=_int_in(1, "walk"),

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from acplab.model.errors import InputError
 
 #: the internal events the monitors understand (the model's vocabulary); ``close``: a connection ended
-EVENTS = ("insert", "reject", "work_start", "work_end", "fail", "forget", "restart", "execute", "bind", "close")
+EVENTS = ("insert", "assign", "reject", "work_start", "work_end", "fail", "forget", "restart", "execute", "bind",
+          "close")
 
 
 def read_sidecar(path) -> Iterator[tuple[int, str, dict]]:

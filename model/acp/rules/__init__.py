@@ -6,19 +6,19 @@ and their user messages (:mod:`.prompts`), insertion evidence
 (:mod:`.insertion`), foreground state (:mod:`.foreground`), cancellation and
 close (:mod:`.cancel`), tool calls and background work (:mod:`.tools`),
 resume and replay (:mod:`.replay`), notices, v1 and bridges
-(:mod:`.versions`), and the rules that need internal events
-(:mod:`.internal`).
+(:mod:`.versions`), the rules that need internal events
+(:mod:`.internal`), and where live reports are placed (:mod:`.placement`).
 """
 
 from __future__ import annotations
 
 from ..observe import INTERNAL, Switches
-from . import cancel, foreground, insertion, internal, jsonrpc, prompts, replay, tools, versions
+from . import cancel, foreground, insertion, internal, jsonrpc, placement, prompts, replay, tools, versions
 from .catalogue import Rule, catalogue, wire_checkable_musts
 
 #: every monitor class, in report order
 MONITOR_CLASSES = (jsonrpc.ALL + prompts.ALL + insertion.ALL + foreground.ALL + cancel.ALL + tools.ALL
-                   + replay.ALL + versions.ALL + internal.ALL)
+                   + replay.ALL + versions.ALL + internal.ALL + placement.ALL)
 
 __all__ = ["MONITOR_CLASSES", "Rule", "catalogue", "make_monitors", "monitors_of_rule", "wire_checkable_musts"]
 

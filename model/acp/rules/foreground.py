@@ -9,7 +9,8 @@ idle is no implicit ``running``.
 
 from __future__ import annotations
 
-from ..observe import Finding, Monitor, conn_name, error_problem, json_type, obligation, violation, warning
+from ..observe import (EVENTUALLY, WARNING, Finding, Monitor, conn_name, error_problem, json_type, obligation,
+                       violation, warning)
 from .common import C2A, KNOWN_STOP_REASONS, STANDARD_STATES, drop_conn, is_live, is_success
 
 _STATE = ("upd:state_update",)
@@ -28,6 +29,8 @@ class WorkEndsWithIdle(Monitor):
     name = "WorkEndsWithIdle"
     rules = ("S2", "S3")
     description = "foreground work reported as running or requires_action is ended by an idle state_update"
+    expectation = EVENTUALLY
+    reads_front = True
 
     def end(self, b, complete, front=None):
         if front is None:
@@ -56,12 +59,13 @@ class StateUpdatesWellFormed(Monitor):
       one: as for states); a malformed one is read as not reported (warning).
     * W7, W8: ``error`` beside another stop reason, ``stopReason`` on a state
       other than idle: unknown fields (warnings: receivers ignore them).
-    * E3, E5, W9: an ``error`` idle should carry the error object (warning);
-      when it does, with an integer ``code`` and a string ``message``.
+    * E5, W9: the error object of an ``error`` idle, when it carries one, has
+      an integer ``code`` and a string ``message`` (that it should carry one
+      is :class:`ErrorIdleCarriesErrorObject`'s).
     """
 
     name = "StateUpdatesWellFormed"
-    rules = ("W5", "S15", "S16", "S5", "W6", "W7", "W8", "E3", "E5", "W9")
+    rules = ("W5", "S15", "S16", "S5", "W6", "W7", "W8", "E5", "W9")
     description = "state updates report standard states; an ending idle names a known stop reason and its error"
     keys = ("odd-state", "odd-stop", "stop:error", "stop:none")
 
@@ -98,9 +102,7 @@ class StateUpdatesWellFormed(Monitor):
                                o.stamp))
         if reason == "error":
             err = u.get("error")
-            if err is None:
-                out.append(warning(("E3",), f"error idle on {conn_name(o.conn)} carries no error object", o.stamp))
-            elif error_problem(err) is not None:
+            if err is not None and error_problem(err) is not None:
                 out.append(violation(("E5", "W9"), f"error idle on {conn_name(o.conn)}: {error_problem(err)}",
                                      o.stamp))
         return out
@@ -112,6 +114,26 @@ class StateUpdatesWellFormed(Monitor):
             return [violation(("S15",), f"{where} reports state {state!r}, which the client never advertised; the "
                                         "standard states must still be sent", o.stamp)]
         return [warning(("S15",), f"{where} reports unknown state {state!r}", o.stamp)]
+
+
+class ErrorIdleCarriesErrorObject(Monitor):
+    """E3, E5 (SHOULD): an idle with ``stopReason: "error"`` carries the JSON-RPC error object.
+
+    A warning monitor: the RFD makes the field optional (omitted and ``null``
+    mean "no details") and says the agent should include it.  Resume
+    snapshots are judged too: the error lives in the idle snapshot (E13).
+    """
+
+    name = "ErrorIdleCarriesErrorObject"
+    rules = ("E3", "E5")
+    description = "an idle error carries the error object (SHOULD: a warning)"
+    keys = ("stop:error",)
+    level = WARNING
+
+    def on(self, b, o):
+        if o.dir == C2A or o.update.get("error") is not None:
+            return None
+        return [warning(self.rules, f"the idle error on {conn_name(o.conn)} carries no error object", o.stamp)]
 
 
 class SnapshotsAreIdempotent(Monitor):
@@ -182,6 +204,7 @@ class RequiresActionResolves(Monitor):
     name = "RequiresActionResolves"
     rules = ("S9",)
     description = "requires_action is always followed by running or idle"
+    expectation = EVENTUALLY
     keys = ("state:requires_action",)
     armed = {"upd:state_update": ("blocked",), "res:session/close": ("blocked",), "close": ("blocked",)}
     fields = {"blocked": dict}
@@ -230,5 +253,5 @@ class AgentWorkReportsRunning(Monitor):
                                        "reports running first", o.stamp)]
 
 
-ALL = (WorkEndsWithIdle, StateUpdatesWellFormed, SnapshotsAreIdempotent, RequiresActionResolves,
-       AgentWorkReportsRunning)
+ALL = (WorkEndsWithIdle, StateUpdatesWellFormed, ErrorIdleCarriesErrorObject, SnapshotsAreIdempotent,
+       RequiresActionResolves, AgentWorkReportsRunning)

@@ -1,5 +1,5 @@
-"""Rules that need internal events: insertion (P3, P7, U3, E1, E2, C1, C4), work (S2, S3, E3), retention (R5),
-command execution (R9) and a client's correlation (P9, R11, U2).
+"""Rules that need internal events: insertion (P3, P7, U3, E1, E2, C1, C4, P1), IDs (P5), work (S2, S3, E3),
+cancellation routing (C3), retention (R5), command execution (R9) and a client's correlation (P9, R11, U2).
 
 In the model these events come from the agent and the clients (see
 :mod:`..adapter`).  For recorded traffic they come from a sidecar that an
@@ -10,10 +10,20 @@ it follows):
 
 * ``insert``: ``session``, ``messageId``, ``conn`` and ``request`` (the
   prompt that inserted it; absent for imported messages), ``retained``;
-* ``reject``: ``conn``, ``request`` (rejected before insertion);
-* ``work_start`` / ``work_end``: ``session`` (and ``reason``, the stop reason
-  the work ended with);
-* ``fail``: ``session``, ``after_insertion`` (a failure of the running work);
+  a message inserted with a request while work runs joins that work, else
+  it starts the next (the model's reading; the RFD leaves it open);
+* ``assign``: ``session``, ``messageId``, ``conn``, ``request`` (an ID the
+  adapter assigned to a held prompt before inserting it: not evidence of
+  insertion, P7, but never to be given to another submission, P5);
+* ``reject``: ``conn``, ``request`` (rejected before insertion), and
+  ``cancelled_by`` (a connection) when a ``$/cancel_request`` withdrew it;
+* ``work_start`` / ``work_end``: ``session`` (and on ``work_end``:
+  ``reason``, the stop reason the work ended with, and ``background``, the
+  tool calls and terminals that go on as background work: with it, nothing
+  else of the ended work may follow its idle);
+* ``fail``: ``session``, ``after_insertion`` (a failure of the running work),
+  ``aborting`` (raised while aborting cancelled work: C9 reports it as
+  ``cancelled``);
 * ``forget``: ``session``, ``messageId`` (no longer retained); ``restart``
   (the agent process restarted: live-only history is gone);
 * ``execute``: ``session``, ``messageId`` (a local command ran);
@@ -24,23 +34,29 @@ it follows):
 from __future__ import annotations
 
 from ..observe import BOTH, INTERNAL, NO_STAMP, WIRE, Finding, Monitor, conn_name, obligation, violation
-from .common import C2A, USER_UPDATES, drop_conn, error_code, is_success, message_id, stop_reason
+from .common import (C2A, MESSAGE_UPDATES, USER_UPDATES, bound, drop_conn, error_code, is_live, is_success, message_id,
+                     stop_reason)
 
 _BOTH_NEEDS = frozenset({WIRE, INTERNAL})
 
 
 class ResponsesFollowInsertion(Monitor):
     """P3, P7, U3, E1, E2, C1: a prompt succeeds only after its insertion, under the inserted ID; an
-    inserted prompt is never answered with an error (``-32800`` included, C1)."""
+    inserted prompt is never answered with an error (``-32800`` included, C1); a live user-message
+    report names an inserted message (U3: a report under any other ID belongs to no submission).
+
+    The sidecar must record every insertion of the session from the capture's start (replayed
+    history is not judged)."""
 
     name = "ResponsesFollowInsertion"
     rules = ("P3", "P7", "U3", "E1", "E2", "C1")
-    description = "success only after insertion and under the inserted ID; no error once inserted"
-    keys = ("int:insert", "int:restart", "res:session/prompt", "close")
+    description = "success only after insertion and under the inserted ID; reports under it; no error once inserted"
+    keys = ("int:insert", "int:restart", "res:session/prompt", "close") + USER_UPDATES
     dialects = BOTH
     needs = _BOTH_NEEDS
     events = ("insert",)
-    fields = {"inserted": dict}
+    fields = {"inserted": dict, "ids": set}
+    LIMIT = 1 << 16
 
     def on(self, b, o):
         if o.kind == "close":
@@ -48,10 +64,20 @@ class ResponsesFollowInsertion(Monitor):
             return None
         if o.kind == "internal":
             if o.event == "restart":
-                b.inserted.clear()
-            elif o.data.get("conn") is not None and o.data.get("request") is not None and not o.stale:
+                b.inserted.clear()  # the IDs stay: retained messages come back under them (R5)
+                return None
+            b.ids.add((o.data.get("session"), o.data.get("messageId")))
+            if len(b.ids) > self.LIMIT:  # a heuristic's bound on a long capture; never reached by the model
+                b.ids.clear()
+            if o.data.get("conn") is not None and o.data.get("request") is not None and not o.stale:
                 b.inserted[(o.data["conn"], o.data["request"])] = (o.data.get("messageId"), o.stamp)
             return None
+        if o.shape != "response":
+            mid = message_id(o.update)
+            if mid is None or o.sid is None or o.dir == C2A or not is_live(o) or (o.sid, mid) in b.ids or not b.ids:
+                return None
+            return [violation(("U3",), f"{o.utype} on {conn_name(o.conn)} reports {mid}, which is not the ID of "
+                                       "any inserted message", o.stamp)]
         got = b.inserted.pop((o.conn, o.rid), None)
         where = f"session/prompt #{o.rid} on {conn_name(o.conn)}"
         if is_success(o.msg):
@@ -72,20 +98,23 @@ class ResponsesFollowInsertion(Monitor):
 
 
 class InsertedIdsDistinct(Monitor):
-    """P5 (exact, from ``insert``): every insertion gets a message ID never given to another.
+    """P5 (exact, from ``insert`` and ``assign``): an ID given to one submission is never given to another.
 
     The wire version (:class:`~.prompts.MessageIdsDistinct`) sees only the
     IDs that successes carried; this one sees every insertion, including
-    those whose success was lost with its connection.
+    those whose success was lost with its connection, and every ID assigned
+    before insertion: one assigned to a prompt that was then rejected or
+    withdrawn retires with it (P16: nothing of a rejected submission
+    surfaces), so it may not name the next message either.
     """
 
     name = "InsertedIdsDistinct"
     rules = ("P5",)
-    description = "every inserted message gets its own messageId, never given to another submission"
-    keys = ("int:insert",)
+    description = "every submission gets its own messageId, never given to another (not even a retired one)"
+    keys = ("int:insert", "int:assign")
     dialects = BOTH
     needs = frozenset({INTERNAL})
-    events = ("insert",)
+    events = ("insert", "assign")
     fields = {"ids": dict}
 
     def on(self, b, o):
@@ -93,10 +122,18 @@ class InsertedIdsDistinct(Monitor):
         owner = (o.data.get("conn"), o.data.get("request"))
         first = b.ids.get(key)
         if first is not None and first[0] != owner:
-            return [violation(self.rules, f"message ID {key[1]} inserted again for another submission", first[1],
-                              o.stamp)]
+            was = _owner(first[0])
+            now = _owner(owner)
+            verb = "assigned" if o.event == "assign" else "inserted"
+            return [violation(self.rules, f"message ID {key[1]} {verb} for {now} was already given to {was}",
+                              first[1], o.stamp)]
         b.ids.setdefault(key, (owner, o.stamp))
         return None
+
+
+def _owner(owner) -> str:
+    conn, request = owner
+    return "an imported message" if conn is None else f"session/prompt #{request} on {conn_name(conn)}"
 
 
 class WorkReportedByState(Monitor):
@@ -105,9 +142,12 @@ class WorkReportedByState(Monitor):
     From ``work_start`` / ``work_end`` (and ``fail``): when work ends, an
     ending idle of the session (on any attached connection) reports it with
     the same stop reason; a failure after insertion ends it as ``error``
-    (E3); work does not start again while the last end went unreported.  With
-    no connection attached there is nobody to tell (E10).  An idle without a
-    stop reason takes the preset's S5 level.
+    (E3: a MUST, so an idle without a stop reason after a failure, or none
+    at all, is a violation); a failure raised while aborting cancelled work
+    is exempt (C9: it ends ``cancelled``); work does not start again while
+    the last end went unreported.  With no connection attached there is
+    nobody to tell (E10).  Another ending idle without a stop reason takes
+    the preset's S5 level.
     """
 
     name = "WorkReportedByState"
@@ -136,7 +176,8 @@ class WorkReportedByState(Monitor):
                 table.clear()
             return None
         if o.event == "fail":
-            if o.data.get("after_insertion", True):
+            # a failure raised while aborting cancelled work is reported as cancelled (C9), not as E3's error
+            if o.data.get("after_insertion", True) and not o.data.get("aborting", False):
                 b.failed[sid] = o.stamp
             return None
         if o.event == "work_start":
@@ -176,6 +217,9 @@ class WorkReportedByState(Monitor):
 
     def _compare(self, reason, reported, *stamps_and_sid):
         *stamps, sid = stamps_and_sid
+        if reported is None and reason == "error":
+            return [violation(("E3", "S5"), f"work in {sid} failed and ended with an idle that names no stop "
+                                            "reason: a failure ends with stopReason error", *stamps)]
         if reported is None:
             return [Finding(self.switches.idle_stop_reason, ("S5",),
                             f"work in {sid} ended ({reason}) with an idle that names no stop reason",
@@ -231,6 +275,32 @@ class HeldPromptsWithdrawnOnCancel(Monitor):
                 if sid == o.sid:
                     b.held.setdefault(k, o.stamp)
         return None
+
+
+class CancelRequestMatchesSender(Monitor):
+    """C3, P19: a ``$/cancel_request`` names an id its sender issued; it withdraws only the sender's request.
+
+    JSON-RPC ids are chosen per connection (P19), so the same id may be
+    pending on two connections.  From ``reject`` with ``cancelled_by``: a
+    prompt withdrawn by another connection's cancel was matched by id alone.
+    """
+
+    name = "CancelRequestMatchesSender"
+    rules = ("C3", "P19")
+    description = "$/cancel_request withdraws only the sender's own request with that id"
+    keys = ("int:reject",)
+    dialects = BOTH
+    needs = frozenset({INTERNAL})
+    events = ("reject",)
+
+    def on(self, b, o):
+        by, conn = o.data.get("cancelled_by"), o.data.get("conn")
+        if by is None or by == conn:
+            return None
+        request = o.data.get("request")
+        return [violation(self.rules, f"session/prompt #{request} on {conn_name(conn)} was withdrawn by the "
+                                      f"$/cancel_request of {conn_name(by)}: a cancel names the sender's own "
+                                      "request", o.stamp)]
 
 
 class RetainedMessagesReplayed(Monitor):
@@ -337,5 +407,6 @@ class ClientsLinkByResponse(Monitor):
         return None
 
 
-ALL = (ResponsesFollowInsertion, InsertedIdsDistinct, WorkReportedByState, HeldPromptsWithdrawnOnCancel, RetainedMessagesReplayed,
+ALL = (ResponsesFollowInsertion, InsertedIdsDistinct, WorkReportedByState, HeldPromptsWithdrawnOnCancel,
+       CancelRequestMatchesSender, RetainedMessagesReplayed,
        CommandsRunOnce, ClientsLinkByResponse)

@@ -1,4 +1,4 @@
-"""Tool calls, terminals and background work: S6, C8, E6, S11, G1-G6, C5, E9, C15.
+"""Tool calls, terminals, background work and the output of ended work: S6, C8, E6, S11, G1-G6, C5, E9, C15.
 
 A tool call (``tool_call_update``) or terminal (``terminal_update``) is
 *final* once a tool call has status ``completed``, ``failed`` or
@@ -14,6 +14,10 @@ from ..observe import Monitor, conn_name, obligation, violation, warning
 from .common import C2A, FINAL_TOOL, bound, drop_conn, is_live, is_success, stop_reason
 
 _ITEMS = ("upd:tool_call_update", "upd:terminal_update")
+_TOOLS = ("tool_call_update", "terminal_update")
+_MESSAGES = ("upd:agent_message", "upd:agent_message_chunk", "upd:agent_thought", "upd:agent_thought_chunk")
+_MESSAGE_KINDS = {"agent_message": "agent", "agent_message_chunk": "agent", "agent_thought": "thought",
+                  "agent_thought_chunk": "thought"}
 
 
 def item_of(o):
@@ -54,36 +58,43 @@ def background_of(update: dict):
 class ToolCallsSettleBeforeIdle(Monitor):
     """S6, C8, E6 (and the S11 tolerance): the idle that ends work comes after every update of that work.
 
-    A tool call or terminal first seen during a piece of work, still
-    unfinished at the idle that ends it and not listed in that idle's
-    ``background``, may not be updated after that idle (before new work
-    starts).  When the idle listed ``background`` (so the agent reports it)
-    that is a violation (C8 if the idle was ``cancelled``); when it did not,
-    the call may be unlisted detached work (G1), so a warning.  At an
-    ``error`` idle every such call should already be final (E6, SHOULD: a
-    warning).  Updates while idle for calls of no ended work are background
-    output and stay legal (S11); replayed updates are exempt.  Such a call
-    still unfinished when the run ends is an obligation (a warning without a
-    background list).
+    A tool call, terminal, agent message or thought first seen during a
+    piece of work (the connection showed it busy), still unfinished at the
+    idle that ends it and not listed in that idle's ``background``, may not
+    be updated after that idle (before new work starts).  When the agent
+    vouched for what runs on -- the idle listed ``background``, or the
+    internal ``work_end`` event names its background work (the model's
+    agent runs none) -- that is a violation (C8 if the idle was
+    ``cancelled``); when it did not, the item may be unlisted detached work
+    (G1) that goes on emitting (S11), so a warning.  At an ``error`` idle
+    every such call should already be final (E6, SHOULD: a warning).
+    Updates while idle of no ended work are background output and stay
+    legal (S11); replayed updates are exempt.  A call still unfinished when
+    the run ends is an obligation when the agent vouched (a warning
+    otherwise); a message never is (messages have no final status).
     """
 
     name = "ToolCallsSettleBeforeIdle"
     rules = ("S6", "C8", "E6", "S11")
     description = "no update of ended work follows its idle; tool calls are final before an error idle"
-    keys = _ITEMS
-    armed = {"upd:state_update": ("open", "ended"), "close": ("open", "ended")}
-    fields = {"open": dict, "ended": dict}
+    keys = _ITEMS + _MESSAGES + ("int:work_end", "int:work_start", "int:restart")
+    armed = {"upd:state_update": ("open", "ended"), "close": ("open", "ended", "vouched")}
+    #: ``open``: (conn, session, kind, id) -> (of the running work, stamp); ``ended``: the same key -> (idle stamp,
+    #: vouched, stop reason, first stamp); ``vouched``: session -> the background the internal work_end named
+    fields = {"open": dict, "ended": dict, "vouched": dict}
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.open, o.conn)
             drop_conn(b.ended, o.conn)
             return None
+        if o.kind == "internal":
+            return self._internal(b, o)
         if o.dir == C2A or o.sid is None or not is_live(o):
             return None
         if o.utype == "state_update":
             return self._state(b, o)
-        item = item_of(o)
+        item = item_of(o) if o.utype in _TOOLS else _message_of(o)
         if item is None:
             return None
         kind, tid, final, status = item
@@ -94,14 +105,32 @@ class ToolCallsSettleBeforeIdle(Monitor):
             stamp, listed, reason, first = ended
             rules = ("S6", "C8") if reason == "cancelled" else ("S6",)
             make = violation if listed else warning
-            why = "its idle listed background without it" if listed else "its idle reported no background list"
-            out = [make(rules, f"{kind} {tid} on {conn_name(o.conn)} is updated ({status or 'patch'}) after the "
-                               f"idle {reason!r} that ended its work ({why})", first, stamp, o.stamp)]
+            why = "the agent vouched it was no background work" if listed else \
+                "its idle reported no background list"
+            what = "updated" if kind in ("tool_call", "terminal") else "continued"
+            out = [make(rules, f"{_noun(kind)} {tid} on {conn_name(o.conn)} is {what} ({status or 'patch'}) after "
+                               f"the idle {reason!r} that ended its work ({why})", first, stamp, o.stamp)]
         if final:
             b.open.pop(key, None)
-        elif key not in b.open:
+        elif key not in b.open and (kind in ("tool_call", "terminal") or o.fg not in (None, "idle")):
             b.open[key] = (o.fg not in (None, "idle"), o.stamp)
         return out
+
+    def _internal(self, b, o):
+        sid = o.data.get("session")
+        if o.event == "restart":
+            b.vouched.clear()
+        elif o.event == "work_start":
+            b.vouched.pop(sid, None)
+        else:
+            background = o.data.get("background")
+            if isinstance(background, (list, tuple)):
+                keep = frozenset(x for x in background if isinstance(x, str))
+                b.vouched[sid] = keep
+                for key, (stamp, listed, reason, first) in list(b.ended.items()):
+                    if key[1] == sid and not listed and key[3] not in keep:
+                        b.ended[key] = (stamp, True, reason, first)
+        return None
 
     def _state(self, b, o):
         if not o.ending:
@@ -110,16 +139,22 @@ class ToolCallsSettleBeforeIdle(Monitor):
                     del b.ended[k]
             return None
         listed = background_of(o.update)
+        vouched = b.vouched.get(o.sid)
         reason = stop_reason(o.update)
         out = []
         for key, (current, stamp) in sorted(b.open.items(), key=lambda kv: repr(kv[0])):
             conn, sid, kind, tid = key
             if conn != o.conn or sid != o.sid:
                 continue
-            b.open[key] = (False, stamp)  # from now on it belongs to ended work, or to the background
-            if not current or (listed and (kind, tid) in listed):
+            if kind not in ("tool_call", "terminal"):
+                del b.open[key]  # a message of this work: judged from now on only as ended work
+                if current:
+                    b.ended[key] = (o.stamp, vouched is not None, reason, stamp)
                 continue
-            b.ended[key] = (o.stamp, listed is not None, reason, stamp)
+            b.open[key] = (False, stamp)  # from now on it belongs to ended work, or to the background
+            if not current or (listed and (kind, tid) in listed) or (vouched is not None and tid in vouched):
+                continue
+            b.ended[key] = (o.stamp, listed is not None or vouched is not None, reason, stamp)
             if reason == "error":
                 out.append(warning(("E6",), f"{kind} {tid} on {conn_name(o.conn)} is still unfinished at the error "
                                             "idle; failed work gives its calls a final status first", stamp, o.stamp))
@@ -129,9 +164,21 @@ class ToolCallsSettleBeforeIdle(Monitor):
         """Calls of ended work never finished: their final status could only come after the idle (S6)."""
         out = []
         for (conn, _sid, kind, tid), (stamp, listed, reason, first) in sorted(b.ended.items(), key=repr):
+            if kind not in ("tool_call", "terminal"):
+                continue
             text = f"{kind} {tid} on {conn_name(conn)} never got a final status; the idle {reason!r} ended its work"
             out.append(obligation(("S6",), text, first, stamp) if listed else warning(("S6",), text, first, stamp))
         return out
+
+
+def _message_of(o):
+    """``(kind, id, final, status)`` of an agent message or thought update (never final), or None without an id."""
+    mid = o.update.get("messageId")
+    return (_MESSAGE_KINDS[o.utype], mid, False, None) if isinstance(mid, str) else None
+
+
+def _noun(kind: str) -> str:
+    return {"agent": "agent message", "thought": "thought"}.get(kind, kind)
 
 
 class BackgroundSnapshotsConsistent(Monitor):
