@@ -65,3 +65,17 @@ def test_the_cli_runs_them_and_says_so():
     assert "InsertedIdsDistinct" in {v["property"] for v in doc["violations"]}
     code, out, err = run("check", "--model", "twophase", "--monitors", "rules")
     assert code == 2 and "--monitors does not apply to --model twophase" in err
+
+
+def test_the_simulator_runs_them_too(tmp_path):
+    """``simulate --set monitors=rules``: faults of every kind on rfd raise nothing; a mutant is caught by its rule."""
+    from acplab.simulations.params import SimParams
+    from acplab.simulations.simulate import simulate
+
+    faults = dict(drop=0.02, disconnect_rate=0.1, fail=0.1, cancel=0.2, cancel_request=0.1, reject=0.1,
+                  restart_rate=0.05)
+    clean = simulate(SimParams(spec="rfd", sessions=40, seed=5, monitors="rules", **faults)).to_json()
+    assert clean["verdict"] == "holds" and clean["counts"]["replays"] > 0 and clean["counts"]["retries"] > 0
+    bad = simulate(SimParams(spec="replay-without-reset", sessions=40, seed=5, disconnect_rate=0.1,
+                             monitors="rules"), out=tmp_path / "out").to_json()
+    assert bad["verdict"] == "violated" and "ReplayResetsBeforeChunks" in bad["violations"]["first"]
