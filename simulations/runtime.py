@@ -136,7 +136,7 @@ class Session:
     def apply(self, action: Action):
         """Step the model with ``action`` if it is enabled now; return its events, or None."""
         w = self.world
-        if w.violation is not None or self.stop.triggered or action not in self.model.actions(w):
+        if w.violation is not None or self.stop.triggered or not self.model.enabled(w, action):
             return None
         after, events = self.model.step(w, action)
         now = self.env.now
