@@ -5,7 +5,10 @@ SimPy processes per session (one Store per channel, a sampled-latency timeout
 before each put, a consumer per channel), with no model, monitors or metrics.
 The ratio is (simulator wall time) / (baseline wall time); one run each.
 
-    python benchmarks/sim_bench.py [--sessions N] [--clients N]
+    python benchmarks/sim_bench.py [--sessions N] [--clients N] [--floor]
+
+``--floor`` also replays every run's actions through ``model.step`` alone (no
+SimPy, no runtime): the part of the ratio that is the model's own step.
 """
 
 from __future__ import annotations
@@ -36,6 +39,24 @@ def simulator(p: SimParams):
         lanes = 3 + 2 * p.clients + (p.clients if p.disconnect_rate else 0) + 2 * inserts
         shape.append((m, len(s.channels), lanes))
     return time.perf_counter() - t0, messages, steps, shape
+
+
+def model_only(p: SimParams) -> float:
+    """Seconds to replay the runs' actions through ``model.step`` alone (the runs are recorded first)."""
+    model = build_model(p)
+    runs = []
+    for k in range(p.sessions):
+        s = Session(model, p, run_seed(p.seed, k), k, keep_steps=True)
+        s.run()
+        runs.append([a for _, a, _ in s.steps])
+    t0 = time.perf_counter()
+    for actions in runs:
+        w = model.init_states()[0]
+        for a in actions:
+            w, _ = model.step(w, a)
+            if w.violation is not None:
+                w = w._replace(violation=None)  # as the runtime does with on_violation=continue
+    return time.perf_counter() - t0
 
 
 def bare(shape, seed: int = 0) -> float:
@@ -72,6 +93,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=300)
     ap.add_argument("--clients", type=int, default=3)
+    ap.add_argument("--floor", action="store_true", help="also time model.step alone on the same runs")
     args = ap.parse_args()
     p = SimParams(clients=args.clients, sessions=args.sessions, prompts=3, drop=0.02, disconnect_rate=0.05,
                   seed=1).validate()
@@ -81,6 +103,9 @@ def main() -> None:
     print(f"simulator: {sim_s:.2f} s  ->  {messages / sim_s:,.0f} wire messages/s, {steps / sim_s:,.0f} steps/s")
     print(f"bare SimPy (same messages, same process count): {bare_s:.3f} s  ->  {messages / bare_s:,.0f} messages/s")
     print(f"overhead ratio simulator / bare: {sim_s / bare_s:.1f}x")
+    if args.floor:
+        step_s = model_only(p)
+        print(f"model.step alone on the same runs: {step_s:.2f} s  ->  {step_s / bare_s:.1f}x bare")
 
 
 if __name__ == "__main__":

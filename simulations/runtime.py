@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 from typing import NamedTuple
 
 import simpy
+from simpy.events import PENDING
 
 from acplab.model.acp import agent as ag
 from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
@@ -95,11 +97,68 @@ def run_seed(seed: int, index: int) -> int:
 
 
 class _Channel:
-    __slots__ = ("store", "last")
+    """One direction of one connection: a FIFO with a single consumer (the channel's wire process).
+
+    It schedules exactly the SimPy events a :class:`simpy.Store` whose one
+    consumer never cancels would schedule *and that do something*: a get is
+    answered at once when an item is there; a put made while the consumer
+    waits schedules the event whose processing hands it the oldest item.  A
+    Store's other put events find nobody waiting; they are left out, which
+    keeps every other event's order (SimPy orders by time, then by
+    scheduling order), so the same seed gives the same run.
+    """
+
+    __slots__ = ("env", "items", "getter", "kick", "last")
 
     def __init__(self, env) -> None:
-        self.store = simpy.Store(env)
+        self.env = env
+        self.items: deque = deque()
+        self.getter = None  # the consumer's get, while it waits
+        self.kick = None  # the scheduled event that will answer it
         self.last = 0.0
+
+    def put(self, item) -> None:
+        self.items.append(item)
+        if self.getter is not None and self.kick is None:
+            self.kick = simpy.Event(self.env)
+            self.kick.callbacks.append(self._hand_over)
+            self.kick.succeed()
+
+    def get(self):
+        ev = simpy.Event(self.env)
+        if self.items:
+            ev.succeed(self.items.popleft())
+        else:
+            self.getter = ev
+        return ev
+
+    def _hand_over(self, _event) -> None:
+        self.kick = None
+        if self.getter is not None and self.items:
+            getter, self.getter = self.getter, None
+            getter.succeed(self.items.popleft())
+
+
+class _FirstOf(simpy.Event):
+    """``a | b`` as the processes use it (nobody reads the value): triggered, at the same point a
+    :class:`simpy.AnyOf` would be, by the first of the two to be processed, without its bookkeeping."""
+
+    def __init__(self, env, a, b) -> None:
+        super().__init__(env)
+        self._events = (a, b)
+        for e in self._events:
+            if e.callbacks is None:
+                self._check(e)
+            else:
+                e.callbacks.append(self._check)
+
+    def _check(self, event) -> None:
+        if self._value is not PENDING:
+            return
+        self.succeed()
+        for e in self._events:
+            if e.callbacks and self._check in e.callbacks:
+                e.callbacks.remove(self._check)
 
 
 class Session:
@@ -137,10 +196,14 @@ class Session:
 
     # -- the one place the world changes ------------------------------------------------
 
-    def apply(self, action: Action):
-        """Step the model with ``action`` if it is enabled now; return its events, or None."""
+    def apply(self, action: Action, enabled: bool = False):
+        """Step the model with ``action`` if it is enabled now; return its events, or None.
+
+        ``enabled``: the caller has just seen that it is (a channel's wire process, whose head
+        message is the model's: the channel and the model's queue change together, no re-sync).
+        """
         w = self.world
-        if w.violation is not None or self.stop.triggered or action not in self.model.actions(w):
+        if w.violation is not None or self.stop.triggered or not (enabled or self.model.enabled(w, action)):
             return None
         after, events = self.model.step(w, action)
         now = self.env.now
@@ -199,7 +262,7 @@ class Session:
             self.env.process(self._wire(key, ch))
         due = max(self.env.now + self.latency(), ch.last)
         ch.last = due
-        ch.store.put((due, e.msg, tag))
+        ch.put((due, e.msg, tag))
 
     def _wire(self, key, ch: _Channel):
         (c, epoch), direction = key
@@ -207,7 +270,7 @@ class Session:
         deliver = Action("net", "deliver_to_agent" if to_agent else "deliver_to_client", (c,))
         drop = Action("net", "drop_to_agent" if to_agent else "drop_to_client", (c,))
         while True:
-            due, msg, tag = yield ch.store.get()
+            due, msg, tag = yield ch.get()
             if due > self.env.now:
                 yield self.env.timeout(due - self.env.now)
             link = self.world.links[c]
@@ -218,7 +281,7 @@ class Session:
                 continue
             if self.p.drop and self.rng.random() < self.p.drop:
                 self.apply(drop)
-            elif self.apply(deliver) is not None and tag is not None:
+            elif self.apply(deliver, enabled=True) is not None and tag is not None:
                 self.metrics.idle_delivered(self.env.now, (c, epoch), tag)
 
     def _cuts(self, c: int):
@@ -326,7 +389,7 @@ class Session:
                 return st
             if deadline.processed:
                 return "timeout"
-            yield self.changed | deadline
+            yield _FirstOf(self.env, self.changed, deadline)
 
     def _status(self, c: int, token) -> str:
         for s in self.world.clients[c].subs:
@@ -373,7 +436,7 @@ class Session:
                 epoch = client.epoch
                 deadline = self.env.timeout(self.p.resume_timeout_s)
                 while True:
-                    yield self.changed | deadline
+                    yield _FirstOf(self.env, self.changed, deadline)
                     client = self.world.clients[c]
                     if client.epoch != epoch or not client.up or client.resume_rid is None:
                         break

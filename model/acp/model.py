@@ -28,6 +28,7 @@ from . import agent as ag
 from . import client as cl
 from . import events as ev
 from . import network as net
+from .enabling import EnabledActions
 from .events import Action
 from .monitors import ALL_MONITORS, Monitor
 from .spec import Spec
@@ -113,7 +114,7 @@ _UNFAIR_AGENT = frozenset({"reject", "fail", "import", "restart", "start_own_wor
 _UNFAIR_NET = frozenset({"drop_to_agent", "drop_to_client", "cut"})
 
 
-class AcpModel:
+class AcpModel(EnabledActions):
     """The transition system: ``init_states``, ``successors``, ``properties``, ``format_action``."""
 
     check_deadlock = True
@@ -199,81 +200,6 @@ class AcpModel:
         if a.actor == "agent":
             return None if a.name in _UNFAIR_AGENT else ("agent", a.name)
         return None
-
-    # -- enabled actions ------------------------------------------------------------
-
-    def actions(self, w: World) -> list[Action]:
-        if w.violation is not None and not self.continue_after_violation:
-            return []
-        acts: list[Action] = []
-        acts += self._network_actions(w)
-        acts += self._agent_actions(w)
-        acts += self._client_actions(w)
-        return acts
-
-    def _network_actions(self, w: World) -> list[Action]:
-        return [Action("net", name, args) for name, args in net.network_steps(w, self.bounds.ordered)]
-
-    def _agent_actions(self, w: World) -> list[Action]:
-        a = w.agent
-        spec, b = self.spec, self.bounds
-        acts = []
-        held = ag.insertable(a, spec, b.busy_inserts)
-        if held is not None:
-            acts.append(Action("agent", "insert", (held,)))
-            if w.budget.failures and not ag.is_command(a.reqs[held].content):
-                acts.append(Action("agent", "reject", (held,)))
-        first = ag.next_held(a)
-        if first is not None:
-            req = a.reqs[first]
-            if b.early_ids and spec.ids_before_insertion and req.mid is None:
-                acts.append(Action("agent", "assign_id", (first,)))
-            if b.hooks and spec.running_before_insertion and a.work is None and not ag.is_command(req.content):
-                acts.append(Action("agent", "hook", (first,)))
-        for i in ag.echo_index(a, spec):
-            acts.append(Action("agent", "echo", (i,)))
-        if spec.answers and spec.respond_at == "insertion":
-            for i, req in enumerate(a.reqs):
-                if req.inserted and not req.answered:
-                    acts.append(Action("agent", "answer", (i,)))
-        for step in ag.work_steps(a, self.opts, w.budget.failures > 0, spec):
-            acts.append(Action("agent", step))
-        if a.late:
-            acts.append(Action("agent", "late_update"))
-        calm = a.work is None and not (spec.echo_before_work and ag.report_due(a))
-        if b.imports and calm and not any(e.origin == "imported" for e in a.history):
-            acts.append(Action("agent", "import"))
-        if w.budget.own_work and spec.agent_initiated_work and calm:
-            acts.append(Action("agent", "start_own_work"))
-        if w.budget.restarts:
-            acts.append(Action("agent", "restart"))
-        return acts
-
-    def _client_actions(self, w: World) -> list[Action]:
-        acts = []
-        b = w.budget
-        for c, client in enumerate(w.clients):
-            if not client.up:
-                if client.cut:
-                    acts.append(Action("client", "reconnect", (c, True)))
-                    acts.append(Action("client", "reconnect", (c, False)))
-                continue
-            if client.resume_rid is not None:
-                continue
-            if b.prompts:
-                for content in self.bounds.contents:
-                    acts.append(Action("client", "submit", (c, content)))
-            pending = [i for i, s in enumerate(client.subs) if s.status == "pending" and s.epoch == client.epoch]
-            if b.cancels and (pending or client.fg != "idle"):
-                acts.append(Action("client", "cancel", (c,)))
-            if b.cancel_requests:
-                for i in pending:
-                    acts.append(Action("client", "cancel_request", (c, i)))
-            for rid, cancelled in client.perms:
-                acts.append(Action("client", "answer_permission", (c, rid, not cancelled)))
-                if not cancelled:
-                    acts.append(Action("client", "answer_permission", (c, rid, False)))
-        return acts
 
     # -- one step ------------------------------------------------------------
 

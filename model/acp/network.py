@@ -96,20 +96,26 @@ def network_steps(w: World, ordered: bool) -> list[tuple[str, tuple]]:
     Ordered deliveries take ``(client,)``; unordered ones ``(client, position)``.
     """
     steps = []
-    b = w.budget
     for c, link in enumerate(w.links):
-        if not link.up:
-            continue
-        for name, channel in (("deliver_to_agent", link.to_agent), ("deliver_to_client", link.to_client)):
-            for i in deliverable(channel, ordered):
-                steps.append((name, (c,) if ordered else (c, i)))
-        if b.drops:
-            if link.to_agent:
-                steps.append(("drop_to_agent", (c,)))
-            if link.to_client:
-                steps.append(("drop_to_client", (c,)))
-        if b.cuts:
-            steps.append(("cut", (c,)))
+        steps += link_steps(c, link, w.budget, ordered)
+    return steps
+
+
+def link_steps(c: int, link: Link, b, ordered: bool) -> list[tuple[str, tuple]]:
+    """The enabled network steps of client ``c``'s connection (see :func:`network_steps`)."""
+    if not link.up:
+        return []
+    steps = []
+    for name, channel in (("deliver_to_agent", link.to_agent), ("deliver_to_client", link.to_client)):
+        for i in deliverable(channel, ordered):
+            steps.append((name, (c,) if ordered else (c, i)))
+    if b.drops:
+        if link.to_agent:
+            steps.append(("drop_to_agent", (c,)))
+        if link.to_client:
+            steps.append(("drop_to_client", (c,)))
+    if b.cuts:
+        steps.append(("cut", (c,)))
     return steps
 
 
