@@ -166,9 +166,11 @@ class AcpModel:
                 props.append(eventually(m.name, _discharged(k, m, self.continue_after_violation), m.rules,
                                         m.description, _owed(k, m), every_state=True))
             elif m.level == "warning":
-                props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning"))
+                props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning",
+                                    _armed(k, m)))
             else:
-                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened(m.name)))
+                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened(m.name),
+                                    armed=_armed(k, m)))
         props += [sometimes(name, cond, rules, desc, self.witnesses_required)
                   for name, cond, rules, desc in self.witnesses]
         return props
@@ -178,6 +180,11 @@ class AcpModel:
 
     def format_action(self, a: Action) -> str:
         return format_action(a)
+
+    @staticmethod
+    def action_kind(a: Action) -> str:
+        """Who does what, without the arguments ("net drop_to_agent"): what coverage counts."""
+        return a.actor + " " + a.name
 
     def is_final(self, w: World) -> bool:
         """At rest, or stopped by a violation (already reported): not a stuck state."""
@@ -487,6 +494,17 @@ def _what_happened(name: str):
         return None
 
     return sentence
+
+
+def _armed(k: int, m: Monitor):
+    """Where monitor ``m`` has something to watch (its bookkeeping is not at rest); None if it keeps none."""
+    if not m.keeps_bookkeeping:
+        return None
+    if type(m).armed is Monitor.armed:
+        initial = m.initial
+        return lambda w: w.mon[k] != initial
+    armed = m.armed
+    return lambda w: armed(w.mon[k])
 
 
 def _not_warned(name: str):

@@ -112,6 +112,10 @@ class TwoPhase:
         return len(rm) == self.n and _RM_SET.issuperset(rm) and tm in _TM_SET and 0 <= tp <= limit \
             and 0 <= mp <= limit
 
+    def action_kind(self, action: TPAction) -> str:
+        """The action's name, for coverage counts."""
+        return action.name
+
     def format_action(self, action: TPAction) -> str:
         return action.name if action.rm is None else f"{action.name}(rm{action.rm + 1})"
 

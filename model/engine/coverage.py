@@ -1,0 +1,139 @@
+"""Coverage: how often each kind of action fired, and each property was evaluated, armed and violated.
+
+A ``holds`` says little when the behaviour a property watches never
+happened.  Every search (:func:`.search.explore`, :func:`.parallel.explore_levels`,
+:func:`.walk.random_walks`) fills a :class:`Tally` as it goes and puts a
+:class:`Coverage` on its result.
+
+What is counted
+---------------
+``actions``
+    per kind of action (the model's ``action_kind(action) -> str``; a model
+    without it gets no action counts), the transitions explored: every
+    successor generated from an expanded state, new or already seen, so the
+    counts add up to ``Stats.transitions``.  A random walk counts the steps
+    it took.
+``evaluated``
+    the states on which the property's condition was checked.  ``always``
+    and ``sometimes``: the states discovered up to and including the one
+    that settled it (its first violation, its witness), else all of them;
+    ``eventually``: every state (the liveness pass reads all of them);
+    deadlock: the terminal states.
+``armed``
+    the states on which the property had something to watch: for ``always``
+    the states (among those evaluated) where the property's own ``armed``
+    predicate holds (the model says what it means, e.g. a monitor's
+    bookkeeping away from its initial value; None when the property has no
+    such predicate); for ``eventually`` the states where its condition is
+    false (an obligation is open).  ``sometimes`` and deadlock: None.
+``violated``
+    the violations reported: 0 or 1, as a search reports the first (shortest)
+    violation of each property and stops watching it; a missing required
+    witness after a complete run counts as 1.
+
+A property that was evaluated but never armed is *vacuous*: it held because
+nothing it speaks about happened (:attr:`Coverage.vacuous`).
+
+Not covered: with several workers (:mod:`.parallel`) a property violated at
+some depth is watched, and counted armed, on the whole of that level, not
+only up to its violating state; a confirming unreduced run (:mod:`.por`)
+leaves the reduced run's counts in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PropertyCoverage:
+    """One property's counts (see the module docstring)."""
+
+    expectation: str
+    evaluated: int
+    armed: int | None
+    violated: int
+
+    def json(self) -> dict:
+        return {"expectation": self.expectation, "evaluated": self.evaluated, "armed": self.armed,
+                "violated": self.violated}
+
+
+@dataclass
+class Coverage:
+    """Actions per kind and per-property counts of one search."""
+
+    actions: dict[str, int] = field(default_factory=dict)
+    properties: dict[str, PropertyCoverage] = field(default_factory=dict)
+
+    @property
+    def vacuous(self) -> list[str]:
+        """Properties evaluated on some state but never armed there, in declaration order."""
+        return [name for name, c in self.properties.items() if c.armed == 0 and c.evaluated > 0]
+
+
+class Tally:
+    """The counters a search fills: an action kind per transition, the armed predicates per state.
+
+    ``actions`` maps a kind to its count (the search updates it inline: a
+    dict update per transition); :meth:`state` runs the ``always``
+    properties' ``armed`` predicates on a discovered state; :meth:`stop`
+    drops a property once the search stops watching it.
+    """
+
+    def __init__(self, model, props) -> None:
+        self.kind = getattr(model, "action_kind", None)
+        self.actions: dict[str, int] = {}
+        self.armed: dict[str, int] = {p.name: 0 for p in props
+                                      if p.expectation == "always" and p.armed is not None}
+        self.armers = [(p.name, p.armed) for p in props if p.name in self.armed]
+        self.terminals = 0
+
+    def state(self, state) -> None:
+        armed = self.armed
+        for name, arm in self.armers:
+            if arm(state):
+                armed[name] += 1
+
+    def stop(self, name: str) -> None:
+        """No longer count ``name`` armed (the search no longer evaluates it)."""
+        self.armers = [(n, arm) for n, arm in self.armers if n != name]
+
+    def add(self, actions: dict[str, int], armed: dict[str, int]) -> None:
+        """Add another tally's counts (a worker's, or a checkpoint's)."""
+        for k, v in actions.items():
+            self.actions[k] = self.actions.get(k, 0) + v
+        for k, v in armed.items():
+            self.armed[k] = self.armed.get(k, 0) + v
+
+    def take(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The counts so far, and start again from zero (a worker hands them over)."""
+        out = (self.actions, self.armed)
+        self.actions, self.armed = {}, {k: 0 for k in self.armed}
+        return out
+
+
+def summarize(props, tally: Tally, states: int, settled: dict[str, int], violated: set[str], missing: set[str],
+              deadlock=None, falsified: dict[str, int] | None = None) -> Coverage:
+    """The :class:`Coverage` of a finished search.
+
+    ``settled[name]`` is the discovery position (0-based) of the state that
+    settled a property (its first violation or its witness); ``violated``
+    the properties reported violated (or warned); ``missing`` the required
+    witnesses missing after a complete run; ``falsified[name]`` the states
+    falsifying an ``eventually`` condition (None: not evaluated).
+    """
+    out = Coverage(dict(sorted(tally.actions.items())))
+    for p in props:
+        if p.expectation == "eventually":
+            evaluated = states if falsified is not None else 0
+            armed = (falsified or {}).get(p.name, 0)
+        else:
+            evaluated = settled[p.name] + 1 if p.name in settled else states
+            armed = tally.armed.get(p.name)
+        bad = 1 if p.name in violated or p.name in missing else 0
+        out.properties[p.name] = PropertyCoverage(p.expectation, evaluated, armed, bad)
+    if deadlock is not None:
+        out.properties[deadlock.name] = PropertyCoverage("always", tally.terminals, None,
+                                                         1 if deadlock.name in violated else 0)
+    return out
