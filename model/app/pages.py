@@ -3,7 +3,7 @@
 Each function turns a command's result into the plain document that
 :func:`acplab.model.render.html.page` draws; :func:`write_page` writes it as
 ``report.html`` in the command's output folder.  A result that carries a
-``coverage`` object (the explorer's and the simulator's, once they have one)
+``coverage`` object (the explorer's and the simulator's)
 gets its warnings and tables shown; nothing here computes coverage.
 """
 
@@ -70,9 +70,27 @@ def check_page(target, result, summary: dict, runs: list[dict]) -> dict:
         "lines": [target.header, stats],
         "facts": facts,
         "tables": [properties_table(target.model, result, runs)],
-        "coverage": summary.get("coverage"),
+        "coverage": coverage_tables(summary.get("coverage")),
         "runs": runs,
     }
+
+
+def coverage_tables(cov: dict | None) -> dict | None:
+    """The explorer's coverage object as the page shows it: its warnings, then actions and properties."""
+    if cov is None:
+        return None
+    actions = [[kind, n] for kind, n in sorted(cov["actions"].items(), key=lambda kv: -kv[1])]
+    vacuous = set(cov.get("vacuous", ()))
+    props = [[name, c["expectation"], c["evaluated"], c["armed"], c["violated"], "vacuous" if name in vacuous else ""]
+             for name, c in cov["properties"].items()]
+    return {"warnings": cov["warnings"], "tables": [
+        {"title": "Actions", "id": "coverage-actions", "head": ["action", "transitions"], "rows": actions,
+         "note": "Explored transitions per kind of action."},
+        {"title": "Properties", "id": "coverage-properties",
+         "head": ["property", "expectation", "evaluated", "armed", "violated", ""], "rows": props,
+         "note": "States each property was checked on, states where it had something to watch (– : it keeps "
+                 "no bookkeeping to tell), violations reported."},
+    ]}
 
 
 def matrix_page(matrix: dict, folder, symbols: dict[str, str]) -> dict:

@@ -31,7 +31,7 @@ What is counted
     violation of each property and stops watching it; a missing required
     witness after a complete run counts as 1.
 
-A property that was evaluated but never armed is *vacuous*: it held because
+A property that was evaluated but never armed (nor violated) is *vacuous*: it held because
 nothing it speaks about happened (:attr:`Coverage.vacuous`).
 
 Not covered: with several workers (:mod:`.parallel`) a property violated at
@@ -68,8 +68,8 @@ class Coverage:
 
     @property
     def vacuous(self) -> list[str]:
-        """Properties evaluated on some state but never armed there, in declaration order."""
-        return [name for name, c in self.properties.items() if c.armed == 0 and c.evaluated > 0]
+        """Properties evaluated on some state, never armed there and not violated, in declaration order."""
+        return [name for name, c in self.properties.items() if c.armed == 0 and c.evaluated > 0 and not c.violated]
 
 
 class Tally:
@@ -99,17 +99,23 @@ class Tally:
         """No longer count ``name`` armed (the search no longer evaluates it)."""
         self.armers = [(n, arm) for n, arm in self.armers if n != name]
 
-    def add(self, actions: dict[str, int], armed: dict[str, int]) -> None:
-        """Add another tally's counts (a worker's, or a checkpoint's)."""
+    def watch(self, props) -> None:
+        """Count armed only for ``props`` (the ``always`` properties still watched)."""
+        self.armers = [(p.name, p.armed) for p in props if p.name in self.armed]
+
+    def add(self, counts: tuple) -> None:
+        """Add another tally's counts, as :meth:`take` gives them (a worker's, or a checkpoint's)."""
+        actions, armed, terminals = counts
         for k, v in actions.items():
             self.actions[k] = self.actions.get(k, 0) + v
         for k, v in armed.items():
             self.armed[k] = self.armed.get(k, 0) + v
+        self.terminals += terminals
 
-    def take(self) -> tuple[dict[str, int], dict[str, int]]:
+    def take(self) -> tuple[dict[str, int], dict[str, int], int]:
         """The counts so far, and start again from zero (a worker hands them over)."""
-        out = (self.actions, self.armed)
-        self.actions, self.armed = {}, {k: 0 for k in self.armed}
+        out = (self.actions, self.armed, self.terminals)
+        self.actions, self.armed, self.terminals = {}, {k: 0 for k in self.armed}, 0
         return out
 
 

@@ -101,6 +101,7 @@ class TwoPhase:
                 "Consistent",
                 lambda s: not ("committed" in s[0] and "aborted" in s[0]),
                 description="no RM has committed while another has aborted",
+                armed=lambda s: "committed" in s[0] or "aborted" in s[0],  # some RM has decided
             ),
             sometimes("SomeCommit", lambda s: "committed" in s[0], description="a transaction commits"),
             sometimes("SomeAbort", lambda s: "aborted" in s[0], description="a transaction aborts"),
