@@ -137,6 +137,8 @@ class AcpModel:
         self._resting = [(k, m) for k, m in enumerate(monitors)
                          if type(m).at_rest is not Monitor.at_rest and m.expectation == "always"]
         self._warning = frozenset(m.name for m in monitors if m.level == "warning")
+        #: per monitor, whether its bookkeeping says it watches something (None: it keeps none)
+        self._arms = [m.armed if m.keeps_bookkeeping else None for m in monitors]
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -310,22 +312,42 @@ class AcpModel:
         return table
 
     def step(self, w: World, a: Action) -> tuple[World, list]:
-        """Apply action ``a``; return the next world and the step's events."""
-        after, events = self._handlers[(a.actor, a.name)](w, *a.args)
-        return self._monitor(w, after, events), events
+        """Apply action ``a``; return the next world and the step's events.
 
-    def _monitor(self, before: World, after: World, events: list) -> World:
-        """Feed the step's events to the monitors; record this step's violation and warning."""
+        When the step armed a monitor on the way (its bookkeeping left the initial value after
+        some event, even if a later event of the step brought it back), the events are an
+        :class:`Events` list naming those monitors in ``armed`` (for coverage).
+        """
+        after, events = self._handlers[(a.actor, a.name)](w, *a.args)
+        after, armed = self._monitor(w, after, events)
+        if armed:
+            events = Events(events)
+            events.armed = armed
+        return after, events
+
+    def armed_during(self, successor: tuple):
+        """The monitors a step armed on the way (coverage; see :meth:`step`)."""
+        return getattr(successor[2], "armed", ())
+
+    def _monitor(self, before: World, after: World, events: list) -> tuple[World, tuple]:
+        """Feed the step's events to the monitors; record this step's violation and warning.
+
+        Returns the next world and the names of the monitors the step armed on the way.
+        """
         mon = None
         violation = warning = None
         more: list = []
+        armed: tuple = ()
         warns = self._warning
+        arms = self._arms
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
                 if mon is None:
                     mon = list(before.mon)
                 state, bad = m.observe(mon[k], e, before, after)
                 mon[k] = state
+                if arms[k] is not None and m.name not in armed and arms[k](state):
+                    armed += (m.name,)
                 if bad is None:
                     continue
                 if m.name in warns:
@@ -349,7 +371,7 @@ class AcpModel:
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
             after = after._replace(warning=warning)
-        return after
+        return after, armed
 
     def _epochs(self, w: World) -> tuple[int, ...]:
         return net.epochs(w)
@@ -479,6 +501,12 @@ class AcpModel:
         client, out = cl.reconnect(w.clients[c], c, replay, self.spec)
         w = net.open_link(w._replace(clients=replace_at(w.clients, c, client)), c, client.epoch)
         return self._route(w, out)
+
+
+class Events(list):
+    """A step's events, naming the monitors the step armed on the way (see :meth:`AcpModel.step`)."""
+
+    __slots__ = ("armed",)
 
 
 def _not_violated(name: str):

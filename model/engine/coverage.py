@@ -24,7 +24,9 @@ What is counted
     the states (among those evaluated) where the property's own ``armed``
     predicate holds (the model says what it means, e.g. a monitor's
     bookkeeping away from its initial value; None when the property has no
-    such predicate); for ``eventually`` the states where its condition is
+    such predicate), or that the step discovering them armed on the way
+    (a model's optional ``armed_during(successor) -> names``: a monitor may
+    be armed and disarmed by the events of one step); for ``eventually`` the states where its condition is
     false (an obligation is open).  ``sometimes`` and deadlock: None.
 ``violated``
     the violations reported: 0 or 1, as a search reports the first (shortest)
@@ -34,9 +36,11 @@ What is counted
 A property that was evaluated but never armed (nor violated) is *vacuous*: it held because
 nothing it speaks about happened (:attr:`Coverage.vacuous`).
 
-Not covered: with several workers (:mod:`.parallel`) a property violated at
-some depth is watched, and counted armed, on the whole of that level, not
-only up to its violating state; a confirming unreduced run (:mod:`.por`)
+Not covered: a step that arms a property on the way into a state already
+discovered is not counted (only discovering steps are); with several
+workers (:mod:`.parallel`) ``armed_during`` is not consulted, and a property
+violated at some depth is watched, and counted armed, on the whole of that
+level, not only up to its violating state; a confirming unreduced run (:mod:`.por`)
 leaves the reduced run's counts in place.
 """
 
@@ -83,16 +87,20 @@ class Tally:
 
     def __init__(self, model, props) -> None:
         self.kind = getattr(model, "action_kind", None)
+        self.during = getattr(model, "armed_during", None)
         self.actions: dict[str, int] = {}
         self.armed: dict[str, int] = {p.name: 0 for p in props
                                       if p.expectation == "always" and p.armed is not None}
         self.armers = [(p.name, p.armed) for p in props if p.name in self.armed]
         self.terminals = 0
 
-    def state(self, state) -> None:
+    def state(self, state, successor=None) -> None:
+        """Count ``state`` armed for each watched property whose predicate holds there, or that the
+        step discovering it (``successor``) armed on the way (the model's ``armed_during``)."""
         armed = self.armed
+        during = self.during(successor) if successor is not None and self.during is not None else ()
         for name, arm in self.armers:
-            if arm(state):
+            if name in during or arm(state):
                 armed[name] += 1
 
     def stop(self, name: str) -> None:

@@ -226,14 +226,14 @@ def explore(
     warned: list[tuple[Property, int]] = []
     witnessed: list[tuple[Property, int]] = []
 
-    def discover(state, idx) -> bool:
-        """Check a newly found state; return whether it may be expanded."""
+    def discover(state, idx, successor=None) -> bool:
+        """Check a newly found state (found by ``successor``); return whether it may be expanded."""
         if graph is not None:
             graph.mark(idx, state)
         if visitor is not None:
             visitor.state(idx, state)
         if arming is not None:
-            arming(state)
+            arming(state, successor)
         if active_warn:
             for p in [p for p in active_warn if not p.condition(state)]:
                 active_warn.remove(p)
@@ -301,7 +301,7 @@ def explore(
                         visitor.edge(idx, index[fp], successor)
                     continue
                 new = add(fp, idx, ordinal)
-                expand = discover(nxt, new)
+                expand = discover(nxt, new, successor)
                 if graph is not None:
                     graph.edge(idx, new, ordinal, cid)
                 if visitor is not None:

@@ -66,6 +66,7 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     for done in range(1, walks + 1):
         ordinal = rng.randrange(len(inits))
         state, token, where, states = inits[ordinal], [ordinal], {}, []
+        step = None  # the successor that led to ``state``
         for _ in range(depth + 1):
             fp = fingerprint(state) & FP_MASK
             seen.add(fp)
@@ -78,7 +79,7 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
                 where[fp] = len(token) - 1
                 states.append(state)
             visits += 1
-            tally.state(state)
+            tally.state(state, step)
             _note(best, [p.name for p in always if not p.condition(state)], token)
             _note(witnessed, [p.name for p in sometimes if p.condition(state)], token)
             successors = list(model.successors(state))
@@ -90,7 +91,8 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
             if len(token) > depth:
                 break
             pick = rng.randrange(len(successors))
-            state = successors[pick][1]
+            step = successors[pick]
+            state = step[1]
             if tally.kind is not None:
                 kind = tally.kind(successors[pick][0])
                 tally.actions[kind] = tally.actions.get(kind, 0) + 1
