@@ -137,8 +137,8 @@ class AcpModel:
         self._resting = [(k, m) for k, m in enumerate(monitors)
                          if type(m).at_rest is not Monitor.at_rest and m.expectation == "always"]
         self._warning = frozenset(m.name for m in monitors if m.level == "warning")
-        #: per monitor, whether its bookkeeping says it watches something (None: it keeps none)
-        self._arms = [m.armed if m.keeps_bookkeeping else None for m in monitors]
+        #: per monitor, the bookkeeping at which it watches nothing (_UNARMED: it keeps none)
+        self._rest = [m.initial if m.keeps_bookkeeping else _UNARMED for m in monitors]
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -314,9 +314,9 @@ class AcpModel:
     def step(self, w: World, a: Action) -> tuple[World, list]:
         """Apply action ``a``; return the next world and the step's events.
 
-        When the step armed a monitor on the way (its bookkeeping left the initial value after
-        some event, even if a later event of the step brought it back), the events are an
-        :class:`Events` list naming those monitors in ``armed`` (for coverage).
+        When the step armed a monitor on the way and disarmed it again (its bookkeeping left the
+        initial value after some event and a later event of the step brought it back), the
+        events are an :class:`Events` list naming those monitors in ``armed`` (for coverage).
         """
         after, events = self._handlers[(a.actor, a.name)](w, *a.args)
         after, armed = self._monitor(w, after, events)
@@ -326,8 +326,9 @@ class AcpModel:
         return after, events
 
     def armed_during(self, successor: tuple):
-        """The monitors a step armed on the way (coverage; see :meth:`step`)."""
-        return getattr(successor[2], "armed", ())
+        """The monitors a step armed and disarmed on the way (coverage; see :meth:`step`)."""
+        events = successor[2]
+        return events.armed if type(events) is Events else ()
 
     def _monitor(self, before: World, after: World, events: list) -> tuple[World, tuple]:
         """Feed the step's events to the monitors; record this step's violation and warning.
@@ -337,17 +338,21 @@ class AcpModel:
         mon = None
         violation = warning = None
         more: list = []
-        armed: tuple = ()
+        armed: list | None = None  # indices of the monitors some event of the step armed
         warns = self._warning
-        arms = self._arms
+        rest = self._rest
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
                 if mon is None:
                     mon = list(before.mon)
-                state, bad = m.observe(mon[k], e, before, after)
+                prev = mon[k]
+                state, bad = m.observe(prev, e, before, after)
                 mon[k] = state
-                if arms[k] is not None and m.name not in armed and arms[k](state):
-                    armed += (m.name,)
+                if state is not prev and rest[k] is not _UNARMED and state != rest[k]:
+                    if armed is None:
+                        armed = [k]
+                    elif k not in armed:
+                        armed.append(k)
                 if bad is None:
                     continue
                 if m.name in warns:
@@ -371,7 +376,10 @@ class AcpModel:
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
             after = after._replace(warning=warning)
-        return after, armed
+        if armed is None:
+            return after, ()
+        # only those the step disarmed again: the others are armed in the next world, where coverage sees them
+        return after, tuple(self.monitors[k].name for k in armed if after.mon[k] == rest[k])
 
     def _epochs(self, w: World) -> tuple[int, ...]:
         return net.epochs(w)
@@ -524,15 +532,16 @@ def _what_happened(name: str):
     return sentence
 
 
+#: the bookkeeping "at rest" of a monitor that keeps none (never equal to any bookkeeping)
+_UNARMED = object()
+
+
 def _armed(k: int, m: Monitor):
-    """Where monitor ``m`` has something to watch (its bookkeeping is not at rest); None if it keeps none."""
+    """Where monitor ``m`` has something to watch (its bookkeeping is not initial); None if it keeps none."""
     if not m.keeps_bookkeeping:
         return None
-    if type(m).armed is Monitor.armed:
-        initial = m.initial
-        return lambda w: w.mon[k] != initial
-    armed = m.armed
-    return lambda w: armed(w.mon[k])
+    initial = m.initial
+    return lambda w: w.mon[k] != initial
 
 
 def _not_warned(name: str):

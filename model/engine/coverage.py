@@ -77,10 +77,11 @@ class Coverage:
 
 
 class Tally:
-    """The counters a search fills: an action kind per transition, the armed predicates per state.
+    """The counters a search fills: an action per transition, the armed predicates per state.
 
-    ``actions`` maps a kind to its count (the search updates it inline: a
-    dict update per transition); :meth:`state` runs the ``always``
+    ``actions`` maps an action to its count (the
+    search updates it inline: a dict update per transition, keyed by the
+    action itself, so actions must be hashable; :meth:`kinds` folds them); :meth:`state` runs the ``always``
     properties' ``armed`` predicates on a discovered state; :meth:`stop`
     drops a property once the search stops watching it.
     """
@@ -93,6 +94,15 @@ class Tally:
                                       if p.expectation == "always" and p.armed is not None}
         self.armers = [(p.name, p.armed) for p in props if p.name in self.armed]
         self.terminals = 0
+
+    def kinds(self) -> dict[str, int]:
+        """The counts per kind: a search may count per action (hashable) in ``actions`` and fold here."""
+        out: dict[str, int] = {}
+        kind = self.kind
+        for act, n in self.actions.items():
+            k = kind(act)
+            out[k] = out.get(k, 0) + n
+        return out
 
     def state(self, state, successor=None) -> None:
         """Count ``state`` armed for each watched property whose predicate holds there, or that the
@@ -137,7 +147,7 @@ def summarize(props, tally: Tally, states: int, settled: dict[str, int], violate
     witnesses missing after a complete run; ``falsified[name]`` the states
     falsifying an ``eventually`` condition (None: not evaluated).
     """
-    out = Coverage(dict(sorted(tally.actions.items())))
+    out = Coverage(dict(sorted(tally.kinds().items())))
     for p in props:
         if p.expectation == "eventually":
             evaluated = states if falsified is not None else 0

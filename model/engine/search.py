@@ -286,9 +286,9 @@ def explore(
             for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 nxt = successor[1]
                 count += 1
-                if kind_of is not None:
-                    kind = kind_of(successor[0])
-                    acts[kind] = acts.get(kind, 0) + 1
+                if kind_of is not None:  # counted per action, folded into kinds at the end (cheaper)
+                    act = successor[0]
+                    acts[act] = acts.get(act, 0) + 1
                 cid = -1
                 if classes is not None:
                     cid = graph.class_id(successor[0])

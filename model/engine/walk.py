@@ -94,8 +94,7 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
             step = successors[pick]
             state = step[1]
             if tally.kind is not None:
-                kind = tally.kind(successors[pick][0])
-                tally.actions[kind] = tally.actions.get(kind, 0) + 1
+                tally.actions[step[0]] = tally.actions.get(step[0], 0) + 1
             token.append(pick)
             stats.transitions += 1
         stats.depth = max(stats.depth, len(token))

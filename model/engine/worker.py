@@ -104,9 +104,9 @@ class Worker:
             count = 0
             for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 count += 1
-                if kind_of is not None:
-                    kind = kind_of(successor[0])
-                    acts[kind] = acts.get(kind, 0) + 1
+                if kind_of is not None:  # per action; the coordinator folds them into kinds
+                    act = successor[0]
+                    acts[act] = acts.get(act, 0) + 1
                 nxt = successor[1]
                 fp = fingerprint(nxt) & FP_MASK
                 owner = fp % n
