@@ -90,10 +90,10 @@ def _coverage_tables(cov: dict, unit: str) -> list[dict]:
     vacuous = set(cov.get("vacuous", ()))
     props = [[name, c["expectation"], c["evaluated"], c["armed"], c["violated"], "vacuous" if name in vacuous else ""]
              for name, c in cov["properties"].items()]
-    fired = "explored transitions" if unit == "state" else "steps taken in all runs"
+    fired, per = ("Explored transitions", "transitions") if unit == "state" else ("Steps taken in all runs", "steps")
     return [
-        {"title": "Actions", "id": "coverage-actions", "head": ["action", "transitions" if unit == "state" else "steps"],
-         "rows": actions, "note": f"{fired.capitalize()} per kind of action."},
+        {"title": "Actions", "id": "coverage-actions", "head": ["action", per], "rows": actions,
+         "note": f"{fired} per kind of action."},
         {"title": "Properties", "id": "coverage-properties",
          "head": ["property", "expectation", "evaluated", "armed", "violated", ""], "rows": props,
          "note": f"The {unit}s each property was checked on, the {unit}s where it had something to watch (– : "

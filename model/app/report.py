@@ -72,12 +72,12 @@ def coverage_json(result: Result, unused=()) -> dict:
     did), then one per vacuous property.
     """
     cov = result.coverage
-    where = "explored" if result.complete else "explored (the search stopped early)"
+    where = "" if result.complete else " (the search stopped early)"
     warnings = list(unused)
     for name in cov.vacuous:
         c = cov.properties[name]
         states = "state" if c.evaluated == 1 else "states"
-        warnings.append(f"{name} was never armed in {c.evaluated:,} {where} {states}: it holds vacuously "
+        warnings.append(f"{name} was never armed in {c.evaluated:,} explored {states}{where}: it holds vacuously "
                         "(nothing it watches happened)")
     return {"actions": dict(cov.actions), "properties": {n: c.json() for n, c in cov.properties.items()},
             "vacuous": cov.vacuous, "warnings": warnings}

@@ -20,28 +20,29 @@ What is counted
     ``eventually``: every state (the liveness pass reads all of them);
     deadlock: the terminal states.
 ``armed``
-    the states on which the property had something to watch: for ``always``
+    the states on which the property had something to watch.  ``always``:
     the states (among those evaluated) where the property's own ``armed``
     predicate holds (the model says what it means, e.g. a monitor's
-    bookkeeping away from its initial value; None when the property has no
-    such predicate), or that the step discovering them armed on the way
-    (a model's optional ``armed_during(successor) -> names``: a monitor may
-    be armed and disarmed by the events of one step); for ``eventually`` the states where its condition is
-    false (an obligation is open).  ``sometimes`` and deadlock: None.
+    bookkeeping away from its initial value; None when the property has
+    no such predicate), or that the step discovering them armed on the
+    way (a model's optional ``armed_during(successor) -> names``: a monitor
+    may be armed and disarmed by the events of one step).  ``eventually``:
+    the states where its condition is false (an obligation is open).
+    ``sometimes`` and deadlock: None.
 ``violated``
     the violations reported: 0 or 1, as a search reports the first (shortest)
     violation of each property and stops watching it; a missing required
     witness after a complete run counts as 1.
 
-A property that was evaluated but never armed (nor violated) is *vacuous*: it held because
-nothing it speaks about happened (:attr:`Coverage.vacuous`).
+A property that was evaluated but never armed (nor violated) is *vacuous*:
+it held because nothing it speaks about happened (:attr:`Coverage.vacuous`).
 
 Not covered: a step that arms a property on the way into a state already
 discovered is not counted (only discovering steps are); with several
-workers (:mod:`.parallel`) ``armed_during`` is not consulted, and a property
-violated at some depth is watched, and counted armed, on the whole of that
-level, not only up to its violating state; a confirming unreduced run (:mod:`.por`)
-leaves the reduced run's counts in place.
+workers (:mod:`.parallel`) ``armed_during`` is not consulted, and a
+property violated at some depth is watched, and counted armed, on the
+whole of that level, not only up to its violating state; a confirming
+unreduced run (:mod:`.por`) leaves the reduced run's counts in place.
 """
 
 from __future__ import annotations
@@ -79,17 +80,18 @@ class Coverage:
 class Tally:
     """The counters a search fills: an action per transition, the armed predicates per state.
 
-    ``actions`` maps an action to its count (the
-    search updates it inline: a dict update per transition, keyed by the
-    action itself, so actions must be hashable; :meth:`kinds` folds them); :meth:`state` runs the ``always``
-    properties' ``armed`` predicates on a discovered state; :meth:`stop`
-    drops a property once the search stops watching it.
+    ``actions`` maps an action to its count (the search updates it inline:
+    a dict update per transition, keyed by the action itself, so actions
+    must be hashable; :meth:`kinds` folds them into kinds at the end);
+    :meth:`state` runs the ``always`` properties' ``armed`` predicates on a
+    discovered state; :meth:`stop` drops a property once the search stops
+    watching it.
     """
 
     def __init__(self, model, props) -> None:
         self.kind = getattr(model, "action_kind", None)
         self.during = getattr(model, "armed_during", None)
-        self.actions: dict[str, int] = {}
+        self.actions: dict = {}  # action -> count
         self.armed: dict[str, int] = {p.name: 0 for p in props
                                       if p.expectation == "always" and p.armed is not None}
         self.armers = [(p.name, p.armed) for p in props if p.name in self.armed]
@@ -130,7 +132,7 @@ class Tally:
             self.armed[k] = self.armed.get(k, 0) + v
         self.terminals += terminals
 
-    def take(self) -> tuple[dict[str, int], dict[str, int], int]:
+    def take(self) -> tuple[dict, dict[str, int], int]:
         """The counts so far, and start again from zero (a worker hands them over)."""
         out = (self.actions, self.armed, self.terminals)
         self.actions, self.armed, self.terminals = {}, {k: 0 for k in self.armed}, 0
