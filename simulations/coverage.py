@@ -10,8 +10,24 @@ the world before and after it; the runtime counts them per run, and
 ``acplab simulate --json``, with a warning for every window the spec's
 mutation or the configured faults need that no run opened.
 
-This is the simulator's share of coverage; action and property counts are
-the explorer's and the monitors' to add.
+:class:`Counted` wraps the model the runtime steps and counts, over all
+runs of a simulation, the steps taken per action kind and, per property,
+the steps after which it was
+
+``evaluated``
+    checked: every step, for every ``always`` and ``eventually`` property
+    the model runs (the monitors run live on every step);
+``armed``
+    watching something: an ``always`` property's own ``armed`` predicate
+    (its monitor's bookkeeping away from its initial value, after the step
+    or on the way through its events; null for a monitor that keeps none),
+    an ``eventually`` obligation open;
+``violated``
+    recorded as violated (or warned, for a SHOULD) by that step; null for an
+    ``eventually`` property, which the simulator does not judge.
+
+A property evaluated but never armed held vacuously in these runs: the
+``coverage`` object names it in ``vacuous`` and adds a warning.
 """
 
 from __future__ import annotations
@@ -136,6 +152,53 @@ def _others_identical(before, after, e) -> bool:
                for s in before.clients[c].subs)
 
 
+class Counted:
+    """The model, stepped by the runtime, counting actions and property coverage (see the module docstring).
+
+    Everything but ``step`` is the model's own; counts accumulate over every run stepped through it.
+    """
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.props = [p for p in model.properties() if p.expectation in ("always", "eventually")]
+        self.kinds: dict[str, int] = {}  # steps per action kind (not `actions`: that is the model's method)
+        self.steps = 0
+        self.armed = {p.name: 0 for p in self.props if p.expectation == "eventually" or p.armed is not None}
+        self.violated = {p.name: 0 for p in self.props if p.expectation == "always"}
+        self._armers = [(p.name, p.armed) for p in self.props if p.expectation == "always" and p.armed is not None]
+        self._open = [(p.name, p.condition) for p in self.props if p.expectation == "eventually"]
+        self._watch = [(p.name, p.condition) for p in self.props if p.expectation == "always"]
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+    def step(self, world, action):
+        after, events = self.model.step(world, action)
+        kind = self.model.action_kind(action)
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        self.steps += 1
+        armed, violated = self.armed, self.violated
+        during = getattr(events, "armed", ())  # armed on the way by this step (AcpModel.step)
+        for name, arm in self._armers:
+            if name in during or arm(after):
+                armed[name] += 1
+        for name, discharged in self._open:
+            if not discharged(after):
+                armed[name] += 1
+        for name, holds in self._watch:
+            if not holds(after):
+                violated[name] += 1
+        return after, events
+
+    def properties_json(self) -> dict:
+        return {p.name: {"expectation": p.expectation, "evaluated": self.steps, "armed": self.armed.get(p.name),
+                         "violated": self.violated.get(p.name)} for p in self.props}
+
+    def vacuous(self) -> list[str]:
+        return [p.name for p in self.props if self.steps and self.armed.get(p.name) == 0
+                and not self.violated.get(p.name)]
+
+
 def needed(spec, params) -> list[str]:
     """The windows this simulation should open: its mutation's, and its configured faults'."""
     out = list(MONITOR_WINDOWS.get(spec.breaks, ()))
@@ -145,8 +208,12 @@ def needed(spec, params) -> list[str]:
     return out
 
 
-def report(spec, params, runs: list[dict[str, int]]) -> dict:
-    """The ``coverage`` object: per window, the runs that opened it and how often; warnings for the missed."""
+def report(spec, params, runs: list[dict[str, int]], counted: Counted | None = None) -> dict:
+    """The ``coverage`` object: per window, the runs that opened it and how often; warnings for the missed.
+
+    With ``counted`` (the model the runs were stepped through) also ``actions``, ``properties`` and
+    ``vacuous``, and a warning per vacuous property after the windows' ones.
+    """
     total = len(runs)
     windows = {w: {"runs": sum(1 for r in runs if r.get(w)), "count": sum(r.get(w, 0) for r in runs)}
                for w in WINDOWS}
@@ -156,4 +223,17 @@ def report(spec, params, runs: list[dict[str, int]]) -> dict:
         if windows[w]["runs"] == 0:
             why = f" ({NEVER[w]})" if w in NEVER else f" ({HINTS[w]})" if w in HINTS else ""
             warnings.append(f"{w}: 0 of {total} runs{why}")
-    return {"windows": windows, "needed": want, "warnings": warnings}
+    out = {"windows": windows, "needed": want, "warnings": warnings}
+    if counted is not None:
+        out["actions"] = dict(sorted(counted.kinds.items()))
+        out["properties"] = counted.properties_json()
+        out["vacuous"] = counted.vacuous()
+        for name in out["vacuous"]:
+            warnings.append(f"{name} was never armed in {counted.steps:,} steps of {total} runs: it holds vacuously "
+                            "(nothing it watches happened)")
+    return out
+
+
+def window_warning(sentence: str) -> bool:
+    """Whether a coverage warning is about a fault window (rather than a vacuous property)."""
+    return any(sentence.startswith(w + ":") for w in WINDOWS)

@@ -57,6 +57,7 @@ class SimulationResult:
         self.folder = None  # where the violations' files went (set by simulate)
         self.examples: dict = {}  # monitor -> (the run, its first violation), steps kept
         self.model = None
+        self.counted = None  # the counting model the runs were stepped through (coverage.Counted)
         self.measured = [r for r in runs if self.counts_toward_metrics(r)]
         self.samples: dict[str, list[float]] = {name: [] for name in METRICS}
         self.counts: dict[str, int] = {}
@@ -116,7 +117,7 @@ class SimulationResult:
             "counts": dict(sorted(self.counts.items())),
             "metrics": metrics,
             "violations": violations,
-            "coverage": coverage.report(spec, p, [r.metrics.windows for r in self.runs]),
+            "coverage": coverage.report(spec, p, [r.metrics.windows for r in self.runs], self.counted),
         }
 
 
@@ -127,6 +128,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
     """
     p = params.validate()
     model = build_model(p)
+    counted = coverage.Counted(model)
     runs: list[RunResult] = []
     files: dict[str, list[str]] = {}
     first: dict[str, dict] = {}
@@ -135,7 +137,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
     folder = None
     stopped = False
     for k in range(p.sessions):
-        r = run_session(p, k, model)
+        r = run_session(p, k, counted)
         for v in r.violations:
             per_monitor[v.monitor] = per_monitor.get(v.monitor, 0) + 1
             if v.monitor not in first:
@@ -155,7 +157,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
             stopped = k + 1 < p.sessions
             break
     result = SimulationResult(p, runs, files, first, per_monitor, stopped)
-    result.folder, result.examples, result.model = folder, examples, model
+    result.folder, result.examples, result.model, result.counted = folder, examples, model, counted
     return result
 
 
@@ -254,7 +256,8 @@ def print_table(summary: dict, file=None) -> None:
         console.print(note, soft_wrap=True)
     console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in summary["counts"].items()), soft_wrap=True)
     for warning in summary.get("coverage", {}).get("warnings", []):
-        console.print(f"coverage warning: window never opened: {warning}", soft_wrap=True)
+        what = "window never opened: " if coverage.window_warning(warning) else ""
+        console.print(f"coverage warning: {what}{warning}", soft_wrap=True)
     v = summary["violations"]
     if not v["count"]:
         console.print(f"holds: no monitor fired in {summary['runs']} runs")

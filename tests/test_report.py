@@ -84,6 +84,27 @@ def test_report_is_one_file_that_fetches_nothing(tmp_path):
     assert "bridge -&gt; client (v2)  sends result #7 {messageId: m1}" in page
 
 
+def test_check_report_shows_the_coverage_tables(browser, tmp_path):
+    """The coverage object of `check --json` on the page: its warnings, actions and properties."""
+    out = tmp_path / "out"
+    proc = _cli("check", "--clients", "1", "--prompts", "1", "--out", str(out), "--html", "--json")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stderr
+    cov = data["coverage"]
+    steps = [
+        {"expect": {"selector": "#coverage .warn", "count": len(cov["warnings"])}},
+        {"expect": {"selector": "#coverage", "contains": "FailureEndsWithErrorIdle was never armed"}},
+        {"expect": {"selector": "#coverage-actions tr", "count": len(cov["actions"]) + 1}},
+        {"expect": {"selector": "#coverage-actions", "contains": "client submit"}},
+        {"expect": {"selector": "#coverage-properties tr", "count": len(cov["properties"]) + 1}},
+        {"expect": {"selector": "#coverage-properties", "contains": "vacuous"}},
+        {"noConsoleErrors": True},
+    ]
+    code, report = browser(data["report"], steps, tmp_path)
+    assert _failures(report) == [] and report["network"] == []
+    assert code == 0
+
+
 def test_twophase_and_holding_checks_write_a_report(tmp_path):
     proc = _cli("check", "--model", "twophase", "--rms", "2", "--out", str(tmp_path / "a"), "--html", "--json")
     data = json.loads(proc.stdout)
@@ -130,6 +151,8 @@ def test_simulation_report_shows_metrics_coverage_and_the_violating_run(browser,
     steps = [
         {"expect": {"selector": "#metrics", "contains": "response_ms"}},
         {"expect": {"selector": "#windows", "contains": "failure after insertion, before the response"}},
+        {"expect": {"selector": "#coverage-actions", "contains": "agent fail"}},
+        {"expect": {"selector": "#coverage-properties", "contains": "FailureEndsWithErrorIdle"}},
         {"click": "#violations a[data-run]"},
         {"expect": {"selector": "#run1", "visible": True}},
         {"expect": {"selector": "#run1", "attr": "data-kind", "equals": "simulated run"}},

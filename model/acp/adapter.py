@@ -236,6 +236,12 @@ class _Member:
         self.name, self.rules, self.description = mon.name, mon.rules, mon.description
         self.expectation = "eventually" if mon.expectation == EVENTUALLY else "always"
         self.level = "warning" if mon.level == WARNING else "error"
+        #: coverage: armed where its own book is away from its initial value (a monitor with no fields keeps none)
+        self.keeps_bookkeeping = bool(mon.fields)
+        self._initial = group.initial[1][index]
+
+    def armed_in(self, m) -> bool:
+        return m[1][self.index] != self._initial
 
     def owes(self, m) -> bool:
         mon = self.group.monitors[self.index]

@@ -185,6 +185,10 @@ class _Base:
     def init_states(self):
         return [_init()]
 
+    def action_kind(self, action: BAction) -> str:
+        """What kind of step, for coverage counts (a delivery with its channel)."""
+        return self.format_action(action)
+
     def format_action(self, action: BAction) -> str:
         return action.name if action.channel is None else f"deliver {CHANNEL_NAMES[action.channel]}"
 

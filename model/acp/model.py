@@ -138,6 +138,8 @@ class AcpModel(EnabledActions):
         self._resting = [(k, m) for k, m in enumerate(monitors)
                          if type(m).at_rest is not Monitor.at_rest and m.expectation == "always"]
         self._warning = frozenset(m.name for g in monitors for m in _members(g) if m.level == "warning")
+        #: per monitor, the bookkeeping at which it watches nothing (_UNARMED: it keeps none)
+        self._rest = [m.initial if m.keeps_bookkeeping else _UNARMED for m in monitors]
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -169,10 +171,10 @@ class AcpModel(EnabledActions):
                                             m.description, _owed(k, m), every_state=True))
                 elif m.level == "warning":
                     props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned,
-                                        "warning"))
+                                        "warning", _armed(k, m)))
                 else:
                     props.append(always(m.name, _not_violated(m.name), m.rules, m.description,
-                                        _what_happened(m.name)))
+                                        _what_happened(m.name), armed=_armed(k, m)))
         props += [sometimes(name, cond, rules, desc, self.witnesses_required)
                   for name, cond, rules, desc in self.witnesses]
         return props
@@ -182,6 +184,11 @@ class AcpModel(EnabledActions):
 
     def format_action(self, a: Action) -> str:
         return format_action(a)
+
+    @staticmethod
+    def action_kind(a: Action) -> str:
+        """Who does what, without the arguments ("net drop_to_agent"): what coverage counts."""
+        return a.actor + " " + a.name
 
     def is_final(self, w: World) -> bool:
         """At rest, or stopped by a violation (already reported): not a stuck state."""
@@ -232,22 +239,47 @@ class AcpModel(EnabledActions):
         return table
 
     def step(self, w: World, a: Action) -> tuple[World, list]:
-        """Apply action ``a``; return the next world and the step's events."""
-        after, events = self._handlers[(a.actor, a.name)](w, *a.args)
-        return self._monitor(w, after, events), events
+        """Apply action ``a``; return the next world and the step's events.
 
-    def _monitor(self, before: World, after: World, events: list) -> World:
-        """Feed the step's events to the monitors; record this step's violation and warning."""
+        When the step armed a monitor on the way and disarmed it again (its bookkeeping left the
+        initial value after some event and a later event of the step brought it back), the
+        events are an :class:`Events` list naming those monitors in ``armed`` (for coverage).
+        """
+        after, events = self._handlers[(a.actor, a.name)](w, *a.args)
+        after, armed = self._monitor(w, after, events)
+        if armed:
+            events = Events(events)
+            events.armed = armed
+        return after, events
+
+    def armed_during(self, successor: tuple):
+        """The monitors a step armed and disarmed on the way (coverage; see :meth:`step`)."""
+        events = successor[2]
+        return events.armed if type(events) is Events else ()
+
+    def _monitor(self, before: World, after: World, events: list) -> tuple[World, tuple]:
+        """Feed the step's events to the monitors; record this step's violation and warning.
+
+        Returns the next world and the names of the monitors the step armed on the way.
+        """
         mon = None
         violation = warning = None
         more: list = []
+        armed: list | None = None  # indices of the monitors some event of the step armed
         warns = self._warning
+        rest = self._rest
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
                 if mon is None:
                     mon = list(before.mon)
-                state, bad = m.observe(mon[k], e, before, after)
+                prev = mon[k]
+                state, bad = m.observe(prev, e, before, after)
                 mon[k] = state
+                if state is not prev and rest[k] is not _UNARMED and state != rest[k]:
+                    if armed is None:
+                        armed = [k]
+                    elif k not in armed:
+                        armed.append(k)
                 if bad is None:
                     continue
                 for name, said in _findings(m, bad):
@@ -273,7 +305,10 @@ class AcpModel(EnabledActions):
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
             after = after._replace(warning=warning)
-        return after
+        if armed is None:
+            return after, ()
+        # only those the step disarmed again: the others are armed in the next world, where coverage sees them
+        return after, tuple(self.monitors[k].name for k in armed if after.mon[k] == rest[k])
 
     def _epochs(self, w: World) -> tuple[int, ...]:
         return net.epochs(w)
@@ -418,6 +453,12 @@ def _findings(monitor, bad) -> tuple:
     return ((monitor.name, bad),) if isinstance(bad, str) else bad
 
 
+class Events(list):
+    """A step's events, naming the monitors the step armed on the way (see :meth:`AcpModel.step`)."""
+
+    __slots__ = ("armed",)
+
+
 def _not_violated(name: str):
     return lambda w: w.violation is None or (w.violation[0] != name and all(n != name for n, _ in w.more))
 
@@ -431,6 +472,21 @@ def _what_happened(name: str):
         return None
 
     return sentence
+
+
+#: the bookkeeping "at rest" of a monitor that keeps none (never equal to any bookkeeping)
+_UNARMED = object()
+
+
+def _armed(k: int, m: Monitor):
+    """Where monitor ``m`` has something to watch (its bookkeeping is not initial); None if it keeps none."""
+    if not m.keeps_bookkeeping:
+        return None
+    armed_in = getattr(m, "armed_in", None)  # a member of a group: its own part of the group's bookkeeping
+    if armed_in is not None:
+        return lambda w: armed_in(w.mon[k])
+    initial = m.initial
+    return lambda w: w.mon[k] != initial
 
 
 def _not_warned(name: str):

@@ -58,6 +58,13 @@ class Monitor:
         """For ``eventually`` monitors: whether an obligation is open (cheap: called on every state)."""
         return bool(mstate)
 
+    @property
+    def keeps_bookkeeping(self) -> bool:
+        """Whether the monitor sets its own ``initial`` bookkeeping: then it is *armed* (has something to
+        watch, for coverage) where its bookkeeping is not ``initial``.  One that judges each event on its
+        own keeps none, and coverage reports its arming as unknown."""
+        return any("initial" in vars(c) for c in type(self).__mro__ if c is not Monitor)
+
     def rename_clients(self, mstate, new_index: dict[int, int]):
         """The bookkeeping with client indices renamed (symmetry reduction); override if it names any."""
         return mstate

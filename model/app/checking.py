@@ -25,7 +25,7 @@ from acplab.model.render.artefacts import fresh_out_dir, write_behaviour, write_
 from acplab.model.render.traces import state_diff_trace
 from acplab.model.engine.verdicts import exit_code
 from .progress import explorer_progress
-from .report import print_json, result_json
+from .report import coverage_json, print_json, result_json
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Target:
     summary: dict = field(default_factory=dict)  # extra JSON fields
     identity: str = ""  # what a checkpoint is of: a resumed run must check the same thing
     prepare: Callable | None = None  # (search) -> why the model gets no reduction, or None
+    #: (actions per kind) -> sentences on what the bounds allow and no transition did
+    coverage_warnings: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -218,10 +220,15 @@ def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool, mo
 
         return reduce(model) if search.por and not search.walk else None
 
+    def unused(actions: dict) -> list[str]:
+        from acplab.model.acp.coverage import bound_warnings
+
+        return bound_warnings(model.bounds, actions)
+
     identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors={monitor_set}"
     return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
                   dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict(), monitors=monitor_set),
-                  identity, prepare)
+                  identity, prepare, unused)
 
 
 def bridge_target(name: str, mutant: str) -> Target:
@@ -297,6 +304,9 @@ def run_check(target: Target, limits: Limits, opts: Output, search: Search = Sea
     summary.update(violations_json(result, files))
     summary["warnings"] = warnings_json(result, files, {p.name: p.rules for p in model.properties()})
     summary["witnesses"] = witnesses_json(result, files, wanted)
+    if result.coverage is not None:
+        unused = target.coverage_warnings(result.coverage.actions) if target.coverage_warnings else []
+        summary["coverage"] = coverage_json(result, unused)
     if opts.html:
         from .pages import check_page, write_page
 
@@ -460,6 +470,8 @@ def emit(summary: dict, as_json: bool) -> None:
         click.echo(f"  witness run {name}:")
         for f in paths:
             click.echo(f"    {f}")
+    for w in summary.get("coverage", {}).get("warnings", ()):
+        click.echo(f"  coverage: {w}")
     if summary.get("report"):
         click.echo(f"  report: {summary['report']}")
 

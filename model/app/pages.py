@@ -3,7 +3,7 @@
 Each function turns a command's result into the plain document that
 :func:`acplab.model.render.html.page` draws; :func:`write_page` writes it as
 ``report.html`` in the command's output folder.  A result that carries a
-``coverage`` object (the explorer's and the simulator's, once they have one)
+``coverage`` object (the explorer's and the simulator's)
 gets its warnings and tables shown; nothing here computes coverage.
 """
 
@@ -70,9 +70,35 @@ def check_page(target, result, summary: dict, runs: list[dict]) -> dict:
         "lines": [target.header, stats],
         "facts": facts,
         "tables": [properties_table(target.model, result, runs)],
-        "coverage": summary.get("coverage"),
+        "coverage": coverage_tables(summary.get("coverage")),
         "runs": runs,
     }
+
+
+def coverage_tables(cov: dict | None, unit: str = "state") -> dict | None:
+    """A coverage object as the page shows it: its warnings, then actions and properties (per ``unit``:
+    the explorer's states and transitions, or the simulator's steps)."""
+    if cov is None:
+        return None
+    return {"warnings": cov["warnings"], "tables": _coverage_tables(cov, unit)}
+
+
+def _coverage_tables(cov: dict, unit: str) -> list[dict]:
+    if "actions" not in cov:
+        return []
+    actions = [[kind, n] for kind, n in sorted(cov["actions"].items(), key=lambda kv: -kv[1])]
+    vacuous = set(cov.get("vacuous", ()))
+    props = [[name, c["expectation"], c["evaluated"], c["armed"], c["violated"], "vacuous" if name in vacuous else ""]
+             for name, c in cov["properties"].items()]
+    fired, per = ("Explored transitions", "transitions") if unit == "state" else ("Steps taken in all runs", "steps")
+    return [
+        {"title": "Actions", "id": "coverage-actions", "head": ["action", per], "rows": actions,
+         "note": f"{fired} per kind of action."},
+        {"title": "Properties", "id": "coverage-properties",
+         "head": ["property", "expectation", "evaluated", "armed", "violated", ""], "rows": props,
+         "note": f"The {unit}s each property was checked on, the {unit}s where it had something to watch (– : "
+                 f"it keeps no bookkeeping to tell), and its violations (–: not judged here)."},
+    ]
 
 
 def matrix_page(matrix: dict, folder, symbols: dict[str, str]) -> dict:
@@ -146,6 +172,7 @@ def simulate_page(result, summary: dict) -> dict:
     from acplab.model.acp.monitors import ALL_MONITORS
     from acplab.model.render.mermaid import mermaid
     from acplab.model.render.runview import acp_steps, run_view, sequence_svg
+    from acplab.simulations.coverage import window_warning
     from acplab.simulations.simulate import example_states, fmt, headline
 
     rules = {m.name: m.rules for m in ALL_MONITORS}
@@ -188,7 +215,8 @@ def simulate_page(result, summary: dict) -> dict:
         "title": f"acplab simulate: spec {summary['spec']}",
         "verdict": summary["verdict"],
         "lines": [headline(summary), f"metrics from {summary['metrics_from']['basis']}"]
-                 + [f"coverage warning: window never opened: {w}" for w in cov.get("warnings", [])],
+                 + [f"coverage warning: {'window never opened: ' if window_warning(w) else ''}{w}"
+                    for w in cov.get("warnings", [])],
         "facts": [("spec", summary["spec"]), ("parameters", " ".join(f"{k}={_param(val)}" for k, val in params.items()
                                                                         if k != "spec")),
                   ("metrics from", summary["metrics_from"]["basis"])],
@@ -202,7 +230,8 @@ def simulate_page(result, summary: dict) -> dict:
         ],
         "coverage": {"warnings": cov.get("warnings", []),
                      "tables": [{"title": "Fault windows", "id": "windows",
-                                 "head": ["window", "runs that opened it", "times", "needed"], "rows": windows}]},
+                                 "head": ["window", "runs that opened it", "times", "needed"], "rows": windows}]
+                     + _coverage_tables(cov, "step")},
         "runs": runs,
     }
 

@@ -61,6 +61,28 @@ def result_json(result: Result, **extra) -> dict:
     return out
 
 
+def coverage_json(result: Result, unused=()) -> dict:
+    """The ``coverage`` object of ``check --json`` (definitions in :mod:`acplab.model.engine.coverage`).
+
+    ``actions``: transitions per action kind; ``properties``: per property its
+    ``expectation`` and the states it was ``evaluated`` on, ``armed`` on (null:
+    the property has no notion of it) and ``violated`` (0 or 1); ``vacuous``:
+    the properties evaluated but never armed nor violated; ``warnings``: a
+    sentence for each of ``unused`` (what the bounds allow and no transition
+    did), then one per vacuous property.
+    """
+    cov = result.coverage
+    where = "" if result.complete else " (the search stopped early)"
+    warnings = list(unused)
+    for name in cov.vacuous:
+        c = cov.properties[name]
+        states = "state" if c.evaluated == 1 else "states"
+        warnings.append(f"{name} was never armed in {c.evaluated:,} explored {states}{where}: it holds vacuously "
+                        "(nothing it watches happened)")
+    return {"actions": dict(cov.actions), "properties": {n: c.json() for n, c in cov.properties.items()},
+            "vacuous": cov.vacuous, "warnings": warnings}
+
+
 def print_json(obj) -> None:
     """One JSON object on stdout; non-finite floats become null (``Infinity`` is not JSON)."""
     global _printed

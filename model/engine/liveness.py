@@ -70,6 +70,10 @@ class EventualGraph:
     def falsifying(self, idx: int) -> bool:
         return bool(self._falsifying[idx])
 
+    def falsified(self) -> dict[str, int]:
+        """Per property, the states that falsify its condition (an obligation open there)."""
+        return {p.name: flags.count(1) for p, flags in zip(self.props, self.false)}
+
     def class_id(self, action) -> int:
         """The interned fairness class of ``action``; -1 when it needs no fairness."""
         if self.fairness is None:

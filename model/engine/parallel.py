@@ -25,8 +25,9 @@ checked between chunks (an ``incomplete`` run may count a few more states
 than a one-process run cut at the same limit).  ``eventually`` properties
 and visitors need the whole graph in one place: such a run is handed to
 :func:`.search.explore` in this process (one worker, no checkpoint) and
-``Result.note`` says so.  Workers are forked: the model is shared, not
-pickled; where ``fork`` is missing the run has one worker, with a note.
+``Result.note`` says so.  Coverage counts (:mod:`.coverage`) are summed
+over the workers after every level and kept in checkpoints.  Workers are
+forked: the model is shared, not pickled; where ``fork`` is missing the run has one worker, with a note.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from .checkpoint import Checkpoint
+from .coverage import Tally, summarize
 from .path import replay
 from .por import ample_of, confirm
 from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
@@ -169,8 +171,10 @@ class _Run:
     def __init__(self, model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk):
         self.model, self.limits, self.n = model, limits, workers
         self.stop_on_violation, self.expand_violating = stop_on_violation, expand_violating
+        self.props = props
         self.always = [p for p in props if p.expectation == "always"]
         self.sometimes = [p for p in props if p.expectation == "sometimes"]
+        self.tally = Tally(model, props)
         self.ample = ample_of(model, por, False, None)
         self.chunk = chunk
         self.resumed = None
@@ -186,7 +190,7 @@ class _Run:
             "level": 0, "sizes": [], "links": [], "states": 0, "transitions": 0, "seconds": 0.0,
             "violations": [], "witnesses": {}, "always": list(range(len(self.always))),
             "sometimes": list(range(len(self.sometimes))), "skip": set(), "check_deadlock":
-            getattr(model, "check_deadlock", True), "reduced": False,
+            getattr(model, "check_deadlock", True), "reduced": False, "counts": ({}, {}, 0),
         }
 
     def close(self) -> None:
@@ -218,6 +222,7 @@ class _Run:
         first: dict[int, int] = {}
         witness: dict[int, list[int]] = {}
         for r, (_, s, _) in enumerate(kept):
+            self.tally.state(s)
             for i in st["always"]:
                 if i not in first and not self.always[i].condition(s):
                     first[i] = r
@@ -264,8 +269,10 @@ class _Run:
         st = self.state
         if checkpoint and checkpoint.load(self.peers, st):
             self.resumed = f"resumed from the checkpoint in {checkpoint.folder} at depth {st['level'] + 1}"
+            self.tally.add(st.get("counts", ({}, {}, 0)))
         else:
             self.seed()
+            self.gather()
         started = time.perf_counter() - st["seconds"]
         last_save = time.perf_counter()
         limit = None
@@ -276,11 +283,18 @@ class _Run:
                 limit = f"max depth {self.limits.max_depth}"
                 break
             limit = self.expand_level(started, progress)
+            self.gather()
             if limit is None and checkpoint and time.perf_counter() - last_save >= every:
                 st["seconds"] = time.perf_counter() - started
                 checkpoint.save(self.peers, st)
                 last_save = time.perf_counter()
         return self.result(limit, time.perf_counter() - started)
+
+    def gather(self) -> None:
+        """Sum the workers' coverage counts into mine, and keep the total in the state (checkpoints)."""
+        for counts in _call(self.peers, "counts", [()] * self.n):
+            self.tally.add(counts)
+        self.state["counts"] = (dict(self.tally.actions), dict(self.tally.armed), self.tally.terminals)
 
     def plan(self, i: int) -> dict:
         """What worker ``i`` needs to expand the current level."""
@@ -391,6 +405,15 @@ class _Run:
         for name, (lvl, rank) in st["witnesses"].items():
             result.witnesses[name] = replay(self.model, self.ordinals(lvl, rank))
         result.reduced = st["reduced"]
+        starts = [0]
+        for size in st["sizes"]:
+            starts.append(starts[-1] + size)
+        settled = {name: starts[lvl] + rank for *_o, _i, name, lvl, rank in st["violations"]}
+        settled.update((name, starts[lvl] + rank) for name, (lvl, rank) in st["witnesses"].items())
+        deadlock = DEADLOCK if getattr(self.model, "check_deadlock", True) else None
+        result.coverage = summarize(self.props, self.tally, st["states"], settled,
+                                    {name for *_o, _i, name, _l, _r in st["violations"]},
+                                    set(result.missing_required) if result.complete else set(), deadlock)
         return result
 
 

@@ -13,6 +13,9 @@ Three refinements, each a field of :class:`Property`:
   changes the verdict.
 * ``required=False`` (``sometimes`` only): a witness that may be out of reach
   (bounds the user chose); a missing one is a warning, not a violation.
+* ``armed`` (``always`` only): a predicate saying where the property has
+  something to watch (coverage counts such states; a property never armed
+  held vacuously, see :mod:`.coverage`).
 * ``every_state=True`` (``eventually`` only): the condition must become true
   again from *every* reachable state, not only from the initial ones
   (``[]<>P``: an obligation such as "nothing is owed" that is true at the
@@ -50,6 +53,8 @@ class Property:
     required: bool = True
     #: an ``eventually`` condition that must recur from every reachable state (``[]<>``)
     every_state: bool = False
+    #: where the property has something to watch (``always``; for coverage, see :mod:`.coverage`)
+    armed: Callable[[State], bool] | None = None
 
     def sentence(self, state: State) -> str:
         """What went wrong in ``state``, in words."""
@@ -57,11 +62,12 @@ class Property:
         return said or self.description or self.name
 
 
-def always(name: str, condition, rules=(), description="", explain=None, severity="error") -> Property:
-    """Every reachable state satisfies ``condition`` (``severity="warning"`` for a SHOULD)."""
+def always(name: str, condition, rules=(), description="", explain=None, severity="error", armed=None) -> Property:
+    """Every reachable state satisfies ``condition`` (``severity="warning"`` for a SHOULD; ``armed``: where it
+    has something to watch, for coverage)."""
     if severity not in ("error", "warning"):
         raise ValueError(f"severity must be 'error' or 'warning', got {severity!r}")
-    return Property(name, "always", condition, tuple(rules), description, explain, severity=severity)
+    return Property(name, "always", condition, tuple(rules), description, explain, severity=severity, armed=armed)
 
 
 def sometimes(name: str, condition, rules=(), description="", required=True) -> Property:

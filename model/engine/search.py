@@ -71,6 +71,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .coverage import Coverage, Tally, summarize
 from .liveness import EventualGraph
 from .path import Path, replay
 from .por import ample_of, confirm
@@ -121,6 +122,8 @@ class Result:
     #: peak resident memory of the processes that searched, and each worker's CPU seconds, when measured
     peak_bytes: int | None = None
     worker_cpu: list[float] | None = None
+    #: how often each kind of action fired and each property was evaluated, armed, violated (:mod:`.coverage`)
+    coverage: Coverage | None = None
 
     @property
     def verdict(self) -> str:
@@ -210,6 +213,8 @@ def explore(
     eventual = [p for p in props if p.expectation == "eventually"]
     successors = model.successors
     ample = ample_of(model, por, bool(eventual), visitor)
+    tally = Tally(model, props)
+    kind_of, acts, arming = tally.kind, tally.actions, tally.state if tally.armers else None
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -221,21 +226,25 @@ def explore(
     warned: list[tuple[Property, int]] = []
     witnessed: list[tuple[Property, int]] = []
 
-    def discover(state, idx) -> bool:
-        """Check a newly found state; return whether it may be expanded."""
+    def discover(state, idx, successor=None) -> bool:
+        """Check a newly found state (found by ``successor``); return whether it may be expanded."""
         if graph is not None:
             graph.mark(idx, state)
         if visitor is not None:
             visitor.state(idx, state)
+        if arming is not None:
+            arming(state, successor)
         if active_warn:
             for p in [p for p in active_warn if not p.condition(state)]:
                 active_warn.remove(p)
                 warned.append((p, idx))
+                tally.stop(p.name)
         bad = [p for p in active_always if not p.condition(state)]
         if bad:
             for p in bad:
                 active_always.remove(p)
                 violated.append((p, idx))
+                tally.stop(p.name)
             if not expand_violating:
                 return False
         if active_sometimes:
@@ -277,6 +286,9 @@ def explore(
             for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 nxt = successor[1]
                 count += 1
+                if kind_of is not None:  # counted per action, folded into kinds at the end (cheaper)
+                    act = successor[0]
+                    acts[act] = acts.get(act, 0) + 1
                 cid = -1
                 if classes is not None:
                     cid = graph.class_id(successor[0])
@@ -289,7 +301,7 @@ def explore(
                         visitor.edge(idx, index[fp], successor)
                     continue
                 new = add(fp, idx, ordinal)
-                expand = discover(nxt, new)
+                expand = discover(nxt, new, successor)
                 if graph is not None:
                     graph.edge(idx, new, ordinal, cid)
                 if visitor is not None:
@@ -300,6 +312,7 @@ def explore(
             if classes:
                 graph.enable(idx, classes)
             if count == 0:
+                tally.terminals += 1
                 if graph is not None:
                     graph.terminals.append(idx)
                 if check_deadlock and not (is_final and is_final(state)):
@@ -339,6 +352,11 @@ def explore(
     if graph is not None and result.complete:
         for p, ordinals, loop in graph.violations(store):
             result.violations.append(Violation(p, replay(model, ordinals, loop)))
+    settled = {p.name: idx for p, idx in violated + warned + witnessed}
+    result.coverage = summarize(
+        props, tally, stats.states, settled, {v.property.name for v in result.violations + result.warnings},
+        set(result.missing_required) if result.complete else set(), deadlock if getattr(model, "check_deadlock", True)
+        else None, graph.falsified() if graph is not None else None)
     gc.unfreeze()
     if result.reduced:
         confirm(model, result, explore, limits, stop_on_violation=stop_on_violation,

@@ -101,6 +101,7 @@ class TwoPhase:
                 "Consistent",
                 lambda s: not ("committed" in s[0] and "aborted" in s[0]),
                 description="no RM has committed while another has aborted",
+                armed=lambda s: "committed" in s[0] or "aborted" in s[0],  # some RM has decided
             ),
             sometimes("SomeCommit", lambda s: "committed" in s[0], description="a transaction commits"),
             sometimes("SomeAbort", lambda s: "aborted" in s[0], description="a transaction aborts"),
@@ -111,6 +112,10 @@ class TwoPhase:
         limit = self._all_prepared
         return len(rm) == self.n and _RM_SET.issuperset(rm) and tm in _TM_SET and 0 <= tp <= limit \
             and 0 <= mp <= limit
+
+    def action_kind(self, action: TPAction) -> str:
+        """The action's name, for coverage counts."""
+        return action.name
 
     def format_action(self, action: TPAction) -> str:
         return action.name if action.rm is None else f"{action.name}(rm{action.rm + 1})"

@@ -17,6 +17,9 @@ walks found, not the shortest behaviours (an exhaustive search gives
 those).  ``sometimes`` witnesses met are reported, a missing one says
 nothing.  ``eventually`` properties are not checked.  Every property is
 followed past the first violation of another, as walks are independent.
+Coverage (:mod:`.coverage`) counts the steps taken per action kind, and per
+``always`` property the states visited (evaluated) and those armed, counted
+at every visit; ``violated`` is 1 for a property some walk violated.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import random
 import time
 from collections.abc import Callable
 
+from .coverage import Tally, summarize
 from .path import replay
 from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
 from .search import Result, Stats, Violation
@@ -53,6 +57,8 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     best: dict[str, list[int]] = {}
     witnessed: dict[str, list[int]] = {}
     seen: set[int] = set()
+    tally = Tally(model, props)
+    visits = 0
     stats = Stats()
     started = time.perf_counter()
     next_report = started + 0.5
@@ -60,6 +66,7 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     for done in range(1, walks + 1):
         ordinal = rng.randrange(len(inits))
         state, token, where, states = inits[ordinal], [ordinal], {}, []
+        step = None  # the successor that led to ``state``
         for _ in range(depth + 1):
             fp = fingerprint(state) & FP_MASK
             seen.add(fp)
@@ -71,17 +78,23 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
             else:
                 where[fp] = len(token) - 1
                 states.append(state)
+            visits += 1
+            tally.state(state, step)
             _note(best, [p.name for p in always if not p.condition(state)], token)
             _note(witnessed, [p.name for p in sometimes if p.condition(state)], token)
             successors = list(model.successors(state))
             if not successors:
+                tally.terminals += 1
                 if check_deadlock and not (is_final and is_final(state)):
                     _note(best, [DEADLOCK.name], token)
                 break
             if len(token) > depth:
                 break
             pick = rng.randrange(len(successors))
-            state = successors[pick][1]
+            step = successors[pick]
+            state = step[1]
+            if tally.kind is not None:
+                tally.actions[step[0]] = tally.actions.get(step[0], 0) + 1
             token.append(pick)
             stats.transitions += 1
         stats.depth = max(stats.depth, len(token))
@@ -99,6 +112,8 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
         result.violations.append(Violation(named[name], replay(model, token)))
     result.witnesses = {p.name: replay(model, witnessed[p.name]) if p.name in witnessed else None
                         for p in sometimes}
+    result.coverage = summarize([p for p in props if p.expectation != "eventually"], tally, visits, {},
+                                set(best), set(), DEADLOCK if check_deadlock else None)
     return result
 
 

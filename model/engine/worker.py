@@ -29,6 +29,7 @@ import traceback
 from array import array
 from itertools import compress
 
+from .coverage import Tally
 from .frontier import Level, decode_batches, encode_batch
 from .store import FP_MASK
 
@@ -59,6 +60,7 @@ class Worker:
         self.level = Level(in_memory, folder)
         self.next = Level(in_memory, folder)
         self.held: list = []
+        self.tally = Tally(model, props)
 
     # -- a level --------------------------------------------------------------------
 
@@ -78,6 +80,7 @@ class Worker:
         self.first: dict[int, int] = {}
         self.witness: dict[int, list[int]] = {}
         self.deadlock: int | None = None
+        self.tally.watch([self.always[i] for i in plan["always"]])
         return len(self.level)
 
     def expand(self, hi: int, gifts: list) -> tuple:
@@ -90,6 +93,7 @@ class Worker:
         keys = [array("q") for _ in range(n)]
         self.pend = pend = [[] for _ in range(n)]
         transitions = 0
+        kind_of, acts = self.tally.kind, self.tally.actions
         while self.peek is not None and self.peek[0] < hi:
             rank, state = self.peek
             self.peek = next(self.todo, None)
@@ -100,6 +104,9 @@ class Worker:
             count = 0
             for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
                 count += 1
+                if kind_of is not None:  # per action; the coordinator folds them into kinds
+                    act = successor[0]
+                    acts[act] = acts.get(act, 0) + 1
                 nxt = successor[1]
                 fp = fingerprint(nxt) & FP_MASK
                 owner = fp % n
@@ -111,6 +118,8 @@ class Worker:
             transitions += count
             if count > ORD_MASK:
                 raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
+            if count == 0:
+                self.tally.terminals += 1
             if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
                 self.deadlock = rank
         self.keys = keys
@@ -164,6 +173,8 @@ class Worker:
         return len(won), {w: (k.tobytes(), encode_batch(st)) for w, (k, st) in out.items() if st}
 
     def _discover(self, key: int, state) -> None:
+        if self.tally.armers:
+            self.tally.state(state)
         for i in self.plan["always"]:
             if i not in self.first and not self.always[i].condition(state):
                 self.first[i] = key
@@ -195,6 +206,10 @@ class Worker:
         self.level.close()
         self.level, self.next = self.next, Level(self.in_memory, self.folder)
         self.level.ranks = _ints(ranks)
+
+    def counts(self) -> tuple:
+        """My coverage counts since the last call (:mod:`.coverage`), handed over and reset."""
+        return self.tally.take()
 
     def usage(self) -> tuple[int, float]:
         """This process's peak resident bytes and CPU seconds so far."""

@@ -1,0 +1,184 @@
+"""Coverage: action counts, properties evaluated / armed / violated, vacuity and bound warnings.
+
+Every count that could be wrong is checked against an independent count: the
+transitions in the stats, a visitor's view of the discovery order, the steps
+of the simulated runs, the fault windows the runs opened.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from acplab.model.engine import Visitor, explore
+from acplab.model.engine.parallel import explore_levels
+from acplab.model.engine.twophase import TwoPhase
+from acplab.model.engine.walk import random_walks
+from acplab.simulations.params import SimParams
+from acplab.simulations.simulate import simulate
+
+VACUOUS = "was never armed in"
+
+
+def _check(*args):
+    proc = subprocess.run([sys.executable, "-m", "acplab.model.app.cli", "check", *args], capture_output=True,
+                          text=True, timeout=300)
+    return proc
+
+
+def _check_json(*args) -> dict:
+    proc = _check("--json", "-q", *args)
+    assert proc.returncode in (0, 1, 3), proc.stderr
+    return json.loads(proc.stdout)
+
+
+class _Order(Visitor):
+    """The states in discovery order."""
+
+    def __init__(self) -> None:
+        self.states = []
+
+    def state(self, idx, state) -> None:
+        assert idx == len(self.states)
+        self.states.append(state)
+
+
+# -- the engine ------------------------------------------------------------------------------
+
+
+def test_engine_counts_match_an_independent_count_of_the_discovery_order():
+    for broken in (False, True):
+        model = TwoPhase(3, broken=broken)
+        result = explore(model)
+        order = _Order()
+        explore(model, visitor=order)
+        cov = result.coverage
+        assert sum(cov.actions.values()) == result.stats.transitions
+        consistent = next(p for p in model.properties() if p.name == "Consistent")
+        c = cov.properties["Consistent"]
+        first_bad = next((i for i, s in enumerate(order.states) if not consistent.condition(s)), None)
+        # evaluated: every state up to the one that settled it; armed: those among them where it had something to watch
+        evaluated = len(order.states) if first_bad is None else first_bad + 1
+        assert (c.evaluated, c.violated) == (evaluated, 0 if first_bad is None else 1)
+        assert c.armed == sum(1 for s in order.states[:evaluated] if consistent.armed(s)) > 0
+        some_abort = cov.properties["SomeAbort"]
+        assert some_abort.evaluated == 1 + next(i for i, s in enumerate(order.states) if "aborted" in s[0])
+        assert cov.properties["TypeOK"].armed is None and cov.vacuous == []
+
+
+def test_workers_sum_their_counts_to_the_one_process_counts():
+    one = explore(TwoPhase(4))
+    for workers in (1, 3):
+        many = explore_levels(TwoPhase(4), workers=workers)
+        assert many.coverage == one.coverage
+    # a violated property: the same evaluated and violated counts (armed is counted per level, see engine.coverage)
+    broken = explore(TwoPhase(4, broken=True)).coverage.properties["Consistent"]
+    split = explore_levels(TwoPhase(4, broken=True), workers=2).coverage.properties["Consistent"]
+    assert (split.evaluated, split.violated) == (broken.evaluated, broken.violated) == (broken.evaluated, 1)
+
+
+def test_random_walks_count_the_steps_they_took():
+    result = random_walks(TwoPhase(3, broken=True), 30, seed=4)
+    assert sum(result.coverage.actions.values()) == result.stats.transitions > 0
+    assert result.coverage.properties["Consistent"].violated == 1
+
+
+# -- check --json -------------------------------------------------------------------------------
+
+
+def test_check_json_coverage_adds_up_and_names_vacuous_properties():
+    data = _check_json()
+    cov = data["coverage"]
+    assert set(cov) == {"actions", "properties", "vacuous", "warnings"}
+    assert sum(cov["actions"].values()) == data["transitions"]
+    assert cov["actions"]["client submit"] > 0 and "agent fail" not in cov["actions"]
+    for name, c in cov["properties"].items():
+        assert 0 <= c["evaluated"] <= data["states"], name
+        assert c["armed"] is None or 0 <= c["armed"] <= c["evaluated"], name
+    # failures=0: nothing fails, so the failure rule watched nothing; the IDs rule watched almost every state
+    fail = cov["properties"]["FailureEndsWithErrorIdle"]
+    assert (fail["armed"], fail["evaluated"], fail["violated"]) == (0, data["states"], 0)
+    assert cov["properties"]["DistinctMessageIds"]["armed"] > data["states"] // 2
+    assert cov["properties"]["EveryPromptAnswered"]["armed"] > 0  # an obligation open: a prompt awaits its answer
+    assert "FailureEndsWithErrorIdle" in cov["vacuous"] and "DistinctMessageIds" not in cov["vacuous"]
+    assert (f"FailureEndsWithErrorIdle was never armed in {data['states']:,} explored states: it holds vacuously "
+            "(nothing it watches happened)") in cov["warnings"]
+    assert all(cov["properties"][n]["armed"] == 0 for n in cov["vacuous"])
+    # stateless monitors claim nothing either way
+    assert cov["properties"]["SuccessOnlyAfterInsertion"]["armed"] is None
+
+
+def test_a_monitor_armed_and_disarmed_within_one_step_is_armed():
+    """A failure arms FailureEndsWithErrorIdle and its idle, in the same step, disarms it: still armed."""
+    cov = _check_json("--clients", "1", "--prompts", "1", "--set", "failures=1")["coverage"]
+    assert cov["actions"]["agent fail"] > 0
+    assert cov["properties"]["FailureEndsWithErrorIdle"]["armed"] > 0
+    assert "FailureEndsWithErrorIdle" not in cov["vacuous"]
+
+
+def test_bounds_that_allow_a_fault_that_never_happens_are_named(tmp_path):
+    data = _check_json("--set", "prompts=0", "--set", "drops=1", "--set", "failures=2")
+    cov = data["coverage"]
+    assert cov["actions"] == {} and data["transitions"] == 0  # no prompt: nothing ever moves
+    assert cov["warnings"][:3] == [
+        "the bounds allow 1 drop (drops=1), but no explored transition is a drop",
+        "the bounds allow 2 failures of running work (failures=2), but no explored transition is a failure of "
+        "running work",
+        "the bounds allow 2 rejections of held prompts (failures=2), but no explored transition is a rejection "
+        "of a held prompt",
+    ]
+    assert "DistinctMessageIds was never armed in 1 explored state: it holds vacuously (nothing it watches happened)" \
+        in cov["warnings"]
+    # v1 has no hooks and no early IDs: the default scenario's bounds allow them in vain
+    v1 = _check_json("--spec", "v1", "--clients", "1", "--prompts", "1", "--out", str(tmp_path))  # v1 violates rules
+    v1 = v1["coverage"]["warnings"]
+    assert "the bounds allow a foreground hook before insertion (hooks=yes), but no explored transition is a " \
+           "foreground hook before insertion" in v1
+    rfd = _check_json("--clients", "1", "--prompts", "1")["coverage"]["warnings"]
+    assert not [w for w in rfd if w.startswith("the bounds allow")]
+
+
+def test_check_text_prints_each_coverage_warning_on_its_own_line():
+    proc = _check("-q", "--set", "prompts=0", "--set", "drops=1")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("  coverage: ")]
+    data = _check_json("--set", "prompts=0", "--set", "drops=1")
+    assert lines == [f"  coverage: {w}" for w in data["coverage"]["warnings"]] and lines
+
+
+def test_twophase_check_has_coverage_without_bound_warnings():
+    data = _check_json("--model", "twophase", "--rms", "3")
+    cov = data["coverage"]
+    assert sum(cov["actions"].values()) == data["transitions"] and cov["actions"]["TMCommit"] > 0
+    assert cov["warnings"] == [] and cov["properties"]["Consistent"]["armed"] > 0
+
+
+# -- simulate --json ------------------------------------------------------------------------------
+
+
+def test_simulate_coverage_counts_steps_actions_and_properties():
+    summary = simulate(SimParams(spec="error-after-insertion", fail=0.2, sessions=20, seed=3)).to_json()
+    cov = summary["coverage"]
+    assert {"windows", "needed", "warnings", "actions", "properties", "vacuous"} <= set(cov)
+    steps = sum(cov["actions"].values())
+    assert steps > 0 and all(c["evaluated"] == steps for c in cov["properties"].values())
+    # every failure strikes inserted work: the two failure windows count exactly the failure steps
+    windows = cov["windows"]
+    assert cov["actions"]["agent fail"] == (windows["failure after insertion, before the response"]["count"]
+                                            + windows["failure after insertion, after the response"]["count"]) > 0
+    assert cov["actions"]["client submit"] == summary["counts"]["submissions"]
+    fail = cov["properties"]["FailureEndsWithErrorIdle"]
+    assert fail["armed"] >= cov["actions"]["agent fail"] and "FailureEndsWithErrorIdle" not in cov["vacuous"]
+    bad = cov["properties"]["ErrorResponseMeansNotInserted"]
+    assert bad["violated"] == summary["violations"]["per_monitor"].get("ErrorResponseMeansNotInserted", 0) > 0
+    assert cov["properties"]["EveryPromptAnswered"]["violated"] is None  # obligations are not judged here
+    # nothing is rejected, so the rule about rejected IDs watched nothing
+    assert "RejectedIdsNeverSurface" in cov["vacuous"]
+    assert (f"RejectedIdsNeverSurface was never armed in {steps:,} steps of 20 runs: it holds vacuously "
+            "(nothing it watches happened)") in cov["warnings"]
+
+
+def test_simulate_without_failures_calls_the_failure_rule_vacuous():
+    cov = simulate(SimParams(spec="rfd", sessions=5, seed=1)).to_json()["coverage"]
+    assert "agent fail" not in cov["actions"]
+    assert cov["properties"]["FailureEndsWithErrorIdle"]["armed"] == 0 and "FailureEndsWithErrorIdle" in cov["vacuous"]
