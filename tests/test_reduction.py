@@ -34,6 +34,7 @@ def _outcome(result):
     return (
         result.verdict,
         sorted((v.property.name, len(v.path)) for v in result.violations),
+        sorted((v.property.name, len(v.path)) for v in result.warnings),
         {name: None if path is None else len(path) for name, path in result.witnesses.items()},
     )
 

@@ -20,7 +20,8 @@ What the engine adds, and what each expectation keeps
     verdicts are preserved by the model's argument (the reduced graph reaches
     a violation of every property the full graph violates).  Lengths are not:
     a postponed independent action can make a reduced counterexample longer.
-    So whenever the reduced run finds violations, :func:`confirm` re-runs the
+    So whenever the reduced run finds violations or warnings (``severity=
+    "warning"``, whose paths are reported too), :func:`confirm` re-runs the
     search *unreduced*, bounded by the depth of the longest reduced
     counterexample, and reports its violations: the same properties, each
     with the shortest counterexample and the very path an unreduced run gives.
@@ -64,7 +65,7 @@ def ample_of(model: TransitionSystem, por: bool, eventual: bool, visitor) -> Cal
 
 
 def confirm(model: TransitionSystem, reduced, explore: Callable, limits, **options):
-    """Replace a reduced run's counterexamples by the shortest unreduced ones.
+    """Replace a reduced run's counterexamples and warnings by the shortest unreduced ones.
 
     ``explore`` is called unreduced with ``max_depth`` covering the longest
     reduced counterexample (with no depth bound when one of them is a lasso,
@@ -77,16 +78,23 @@ def confirm(model: TransitionSystem, reduced, explore: Callable, limits, **optio
     """
     from dataclasses import replace
 
-    if not reduced.violations:
+    found = reduced.violations + reduced.warnings
+    if not found:
         return reduced
-    if any(v.path.loop_start is not None for v in reduced.violations):
+    if any(v.path.loop_start is not None for v in found):
         full = explore(model, limits, por=False, **options)  # a lasso needs the whole graph
     else:
-        depth = max(len(v.path) for v in reduced.violations)
+        depth = max(len(v.path) for v in found)
         full = explore(model, replace(limits, max_depth=depth + 1), por=False, **options)
-    names = {v.property.name for v in full.violations}
-    reduced.violations = full.violations + [v for v in reduced.violations if v.property.name not in names]
+    reduced.violations = _merged(full.violations, reduced.violations)
+    reduced.warnings = _merged(full.warnings, reduced.warnings)
     if options.get("stop_on_violation"):
         reduced.witnesses = full.witnesses
     reduced.confirmed = full.stats.states
     return reduced
+
+
+def _merged(confirmed: list, reduced: list) -> list:
+    """The confirming run's counterexamples, then the reduced ones of properties it did not reach."""
+    names = {v.property.name for v in confirmed}
+    return confirmed + [v for v in reduced if v.property.name not in names]
