@@ -76,6 +76,8 @@ class SimParams:
     restart_rate: float = 0.0  # agent restarts per second
     # monitors the runtime leaves out (to measure a mutant's consequences)
     disable_monitors: tuple[str, ...] = ()
+    #: "model" (the model's monitors) or "rules" (the trace checker's rule monitors, as `check --monitors rules`)
+    monitors: str = "model"
 
     def validate(self) -> "SimParams":
         from acplab.model.acp.monitors import ALL_MONITORS
@@ -117,6 +119,8 @@ class SimParams:
             raise InputError(f"contents must be 1..{len(CONTENTS)}, got {_short(self.contents)}")
         if self.on_violation not in ON_VIOLATION:
             raise InputError(f"on_violation must be one of {', '.join(ON_VIOLATION)}, got {_short(self.on_violation)}")
+        if self.monitors not in ("model", "rules"):
+            raise InputError(f"monitors must be model or rules, got {_short(self.monitors)}")
         known = {m.name for m in ALL_MONITORS}
         for name in self.disable_monitors:
             if name not in known:

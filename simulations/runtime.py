@@ -76,6 +76,10 @@ def build_model(p: SimParams) -> AcpModel:
     )
     spec = get_spec(p.spec)
     skip = set(p.disable_monitors) | not_applicable_monitors(spec)
+    if p.monitors == "rules":
+        from acplab.model.acp.adapter import rule_monitor_set
+
+        return AcpModel(spec, bounds, monitors=tuple(m for m in rule_monitor_set(spec) if m.name not in skip))
     return AcpModel(spec, bounds, monitors=tuple(m for m in ALL_MONITORS if m.name not in skip))
 
 

@@ -174,12 +174,11 @@ def example_states(model, run: RunResult, violation) -> list:
 
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
-    from acplab.model.acp.monitors import ALL_MONITORS
     from acplab.model.render.artefacts import write_behaviour
 
     timed = run.steps[: violation.step]
     steps = [(action, events) for _t, action, events in timed]
-    rules = next((m.rules for m in ALL_MONITORS if m.name == violation.monitor), ())
+    rules = next((p.rules for p in model.properties() if p.name == violation.monitor), ())
     title = (f"{violation.monitor} [{', '.join(rules)}] violated in simulated run {run.index} (seed {run.seed}) "
              f"at {violation.t * 1000.0:.1f} ms, step {violation.step} (spec {model.spec.name})")
     return write_behaviour(folder / violation.monitor, model, steps, title, (violation.monitor, violation.sentence),

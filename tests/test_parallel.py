@@ -118,9 +118,12 @@ def test_resuming_from_a_checkpoint_with_other_worker_counts(tmp_path):
 
 @pytest.mark.slow
 def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
-    """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees."""
+    """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees.
+
+    On TwoPhase (7 RMs, 296,448 states): an ACP check with ``eventually`` properties (every ACP check since issue 13) runs
+    in one process without checkpoints, and says so (the next test)."""
     folder = tmp_path / "ck"
-    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--no-por",
+    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--model", "twophase", "--rms", "7",
             "--workers", "2", "--json", "-q", "--checkpoint", str(folder), "--checkpoint-every", "0"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.time() + 120
@@ -137,3 +140,29 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
     keep = ("verdict", "complete", "states", "transitions", "depth", "violations", "witnesses")
     assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
     assert "resumed" in a.get("note", "") and "resumed" not in b.get("note", "")
+
+
+def test_a_check_with_eventually_properties_says_it_keeps_no_checkpoints(tmp_path):
+    """The liveness pass needs the whole graph in one process: --checkpoint is not honoured, and the JSON says so."""
+    import json
+
+    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--scenario", "report-order", "--workers", "2",
+            "--json", "-q", "--checkpoint", str(tmp_path / "ck")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and "without checkpoints" in doc["note"]
+    assert not (tmp_path / "ck" / "CURRENT").exists()
+
+
+def test_a_checkpoint_is_refused_under_another_string_hash_seed(tmp_path):
+    """Fingerprints are salted hashes: resumed under another PYTHONHASHSEED they would match nothing and every
+    state seen before would be counted again (1,745,408 states became 1,888,232 on TwoPhase(8) before this)."""
+    folder = str(tmp_path / "ck")
+    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--model", "twophase", "--rms", "5",
+            "--workers", "2", "-q", "--checkpoint", folder, "--checkpoint-every", "0", "--max-depth", "6"]
+    env = dict(os.environ, PYTHONHASHSEED="1")
+    assert subprocess.run(args, env=env, capture_output=True, text=True, timeout=300).returncode == 3
+    other = subprocess.run(args[:-2], env=dict(env, PYTHONHASHSEED="2"), capture_output=True, text=True, timeout=300)
+    assert other.returncode == 2 and "another string-hash seed" in other.stderr
+    same = subprocess.run(args[:-2], env=env, capture_output=True, text=True, timeout=300)
+    assert same.returncode == 0 and "resumed" in same.stdout + same.stderr

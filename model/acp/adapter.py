@@ -76,6 +76,21 @@ KINDS = frozenset({"send", "deliver", "cut", "insert", "assign_id", "reject", "w
 SIDECAR_NAMES = {"assign_id": "assign"}
 
 
+def rule_monitor_set(spec) -> tuple:
+    """The explorer's monitors when they are the trace checker's classes (``check --monitors rules``).
+
+    The model monitors that judge what clients show (:data:`KEPT_MODEL_MONITORS`: no capture carries a
+    client's screen) and every rule monitor but the trace proxies, each its own property, all fed by one
+    front end.  The model monitors the rule monitors replace (:data:`REPLACES`) are left out.
+    """
+    from .monitors import ALL_MONITORS
+
+    replaced = {old for olds in REPLACES.values() for old in olds}
+    kept = tuple(m for m in ALL_MONITORS if m.name not in replaced)
+    rules = [m for m in make_monitors(switches_for(spec)) if m.name not in PROXIES]
+    return kept + (RuleMonitors(rules, spec=spec, name="RuleMonitors", members_as_properties=True),)
+
+
 def switches_for(spec) -> Switches:
     """The switches of the dialect a model spec speaks (v1 answers with stopReason; the draft with ``{}``)."""
     if spec is None:
@@ -92,8 +107,11 @@ class RuleMonitors(ModelMonitor):
 
     kinds = KINDS
 
-    def __init__(self, monitors=None, spec=None, name: str | None = None, internal: bool = True) -> None:
+    def __init__(self, monitors=None, spec=None, name: str | None = None, internal: bool = True,
+                 members_as_properties: bool = False) -> None:
         switches = switches_for(spec)
+        #: each rule monitor its own property (one shared front end): findings are ``(name, sentence)`` pairs
+        self.members_as_properties = members_as_properties
         self.frontend = Frontend(switches)
         self.monitors = list(monitors) if monitors is not None else make_monitors(switches, internal)
         self.dispatch = Dispatch(self.monitors)
@@ -161,7 +179,10 @@ class RuleMonitors(ModelMonitor):
                 if b is None:
                     b = books[i] = thaw(mon.fields, frozen[i])
                 for f in mon.on(b, o) or ():
-                    if f.level == self._reports and bad is None:
+                    if self.members_as_properties:
+                        if f.level == mon.level and not any(n == mon.name for n, _ in bad or ()):
+                            bad = (bad or ()) + ((mon.name, _cited(f)),)
+                    elif f.level == self._reports and bad is None:
                         bad = _sentence(mon, f)
         for i, b in books.items():
             frozen[i] = freeze(self.monitors[i].fields, b)
@@ -171,12 +192,31 @@ class RuleMonitors(ModelMonitor):
         if world is not None and any(c.perms for c in world.clients):
             return None  # the model's rest ignores a client's unanswered permission requests: not done yet
         front = thaw(FIELDS, m[0])
-        for mon, frozen in zip(self.monitors, m[1]):
-            for f in mon.end(thaw(mon.fields, frozen), True, front) or ():
-                f = settle(f, True)
-                if f.level == VIOLATION:
-                    return _sentence(mon, f)
+        found = []
+        for i, (mon, frozen) in enumerate(zip(self.monitors, m[1])):
+            if self.members_as_properties and mon.expectation == EVENTUALLY:
+                continue  # its own eventually property judges it (the liveness pass)
+            said = self.owed(m, i, front)
+            if said is not None and not self.members_as_properties:
+                return said
+            if said is not None:
+                found.append((mon.name, said))
+        return tuple(found) or None
+
+    def owed(self, m, i: int, front=None) -> str | None:
+        """Member ``i``'s first obligation still open at rest, as a sentence (None: nothing owed)."""
+        mon = self.monitors[i]
+        front = thaw(FIELDS, m[0]) if front is None else front
+        for f in mon.end(thaw(mon.fields, m[1][i]), True, front) or ():
+            if settle(f, True).level == VIOLATION:
+                return _cited(f) if self.members_as_properties else _sentence(mon, f)
         return None
+
+    def members(self) -> tuple:
+        """The properties this stands for (see :func:`~.model._members`): itself, or one per rule monitor."""
+        if not self.members_as_properties:
+            return (self,)
+        return tuple(_Member(self, i) for i in range(len(self.monitors)))
 
     def owes(self, m) -> bool:
         """An obligation of one of the monitors is open (what :meth:`at_rest` would report)."""
@@ -185,6 +225,29 @@ class RuleMonitors(ModelMonitor):
 
     def rename_clients(self, m, new_index):
         return rename_conns(m, new_index)
+
+
+class _Member:
+    """One rule monitor of a :class:`RuleMonitors` group as a property of the model."""
+
+    def __init__(self, group: RuleMonitors, index: int) -> None:
+        mon = group.monitors[index]
+        self.group, self.index = group, index
+        self.name, self.rules, self.description = mon.name, mon.rules, mon.description
+        self.expectation = "eventually" if mon.expectation == EVENTUALLY else "always"
+        self.level = "warning" if mon.level == WARNING else "error"
+
+    def owes(self, m) -> bool:
+        mon = self.group.monitors[self.index]
+        return mon.owes(thaw(mon.fields, m[1][self.index]), thaw(FIELDS, m[0]))
+
+    def at_rest(self, m, world) -> str | None:
+        return self.group.owed(m, self.index)
+
+
+def _cited(f) -> str:
+    """A member's finding under its own property name: the sentence and the rules it proves broken."""
+    return f"{f.text} ({', '.join(f.rules)})"
 
 
 def _sentence(mon, f) -> str:

@@ -136,7 +136,7 @@ class AcpModel:
         self._handlers = self._dispatch_table()
         self._resting = [(k, m) for k, m in enumerate(monitors)
                          if type(m).at_rest is not Monitor.at_rest and m.expectation == "always"]
-        self._warning = frozenset(m.name for m in monitors if m.level == "warning")
+        self._warning = frozenset(m.name for g in monitors for m in _members(g) if m.level == "warning")
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -161,14 +161,17 @@ class AcpModel:
         """Each monitor as a property (``always``, a warning, or an ``eventually`` obligation),
         then the scenario's witnesses (``required=False`` when the user chose the bounds)."""
         props = []
-        for k, m in enumerate(self.monitors):
-            if m.expectation == "eventually":
-                props.append(eventually(m.name, _discharged(k, m, self.continue_after_violation), m.rules,
-                                        m.description, _owed(k, m), every_state=True))
-            elif m.level == "warning":
-                props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned, "warning"))
-            else:
-                props.append(always(m.name, _not_violated(m.name), m.rules, m.description, _what_happened(m.name)))
+        for k, group in enumerate(self.monitors):
+            for m in _members(group):
+                if m.expectation == "eventually":
+                    props.append(eventually(m.name, _discharged(k, m, self.continue_after_violation), m.rules,
+                                            m.description, _owed(k, m), every_state=True))
+                elif m.level == "warning":
+                    props.append(always(m.name, _not_warned(m.name), m.rules, m.description, _what_warned,
+                                        "warning"))
+                else:
+                    props.append(always(m.name, _not_violated(m.name), m.rules, m.description,
+                                        _what_happened(m.name)))
         props += [sometimes(name, cond, rules, desc, self.witnesses_required)
                   for name, cond, rules, desc in self.witnesses]
         return props
@@ -321,12 +324,13 @@ class AcpModel:
                 mon[k] = state
                 if bad is None:
                     continue
-                if m.name in warns:
-                    warning = warning or (m.name, bad)
-                elif violation is None:
-                    violation = (m.name, bad)
-                elif m.name != violation[0] and all(n != m.name for n, _ in more):
-                    more.append((m.name, bad))
+                for name, said in _findings(m, bad):
+                    if name in warns:
+                        warning = warning or (name, said)
+                    elif violation is None:
+                        violation = (name, said)
+                    elif name != violation[0] and all(n != name for n, _ in more):
+                        more.append((name, said))
         if mon is not None:
             after = after._replace(mon=tuple(mon))
         if quiescent(after):  # every at-rest monitor is asked: none masks another
@@ -334,10 +338,11 @@ class AcpModel:
                 bad = m.at_rest(after.mon[k], after)
                 if bad is None:
                     continue
-                if violation is None:
-                    violation = (m.name, bad)
-                elif m.name != violation[0] and all(n != m.name for n, _ in more):
-                    more.append((m.name, bad))
+                for name, said in _findings(m, bad):
+                    if violation is None:
+                        violation = (name, said)
+                    elif name != violation[0] and all(n != name for n, _ in more):
+                        more.append((name, said))
         if violation is not None or after.violation is not None or after.more:
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
@@ -472,6 +477,19 @@ class AcpModel:
         client, out = cl.reconnect(w.clients[c], c, replay, self.spec)
         w = net.open_link(w._replace(clients=replace_at(w.clients, c, client)), c, client.epoch)
         return self._route(w, out)
+
+
+def _members(monitor) -> tuple:
+    """The properties a monitor stands for: itself, or each member of a group (one shared front end, as
+    :class:`~.adapter.RuleMonitors` with ``members_as_properties``), each with ``name``, ``rules``,
+    ``description``, ``expectation``, ``level``, ``owes(mstate)`` and ``at_rest(mstate, world)``."""
+    members = getattr(monitor, "members", None)
+    return members() if members is not None else (monitor,)
+
+
+def _findings(monitor, bad) -> tuple:
+    """``(property name, sentence)`` pairs from what a monitor reported: a group names its member."""
+    return ((monitor.name, bad),) if isinstance(bad, str) else bad
 
 
 def _not_violated(name: str):

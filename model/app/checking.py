@@ -95,12 +95,22 @@ class Search:
 # -- the three kinds of model ------------------------------------------------------------
 
 
-def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
+#: the explorer's monitor sets (``check --monitors``): the model's own monitors, or the trace checker's classes
+MONITOR_SETS = {
+    "model": "the model's monitors (they read the model's worlds and events)",
+    "rules": "the trace checker's rule monitors over what the agent's side of each connection sees and the "
+             "agent's internal events, plus the model monitors that judge what clients show",
+}
+
+
+def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, monitor_set: str = "model",
+              **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides.
 
     With the scenario's own bounds its witnesses are required (a missing one
     is a violation); once the user changes a bound, a witness those bounds
-    cannot reach is only a warning that names it.
+    cannot reach is only a warning that names it.  ``monitor_set`` is a key of
+    :data:`MONITOR_SETS`.
     """
     from acplab.model.acp.model import AcpModel
     from acplab.model.acp.scenarios import DEFAULT, get_scenario
@@ -112,7 +122,12 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     changes = {k: v for k, v in overrides.items() if v is not None}
     bounds = scenario.bounds._replace(**changes)
     witnesses = [WITNESSES[w] for w in scenario.witnesses]
-    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
+    if monitor_set == "rules":
+        from acplab.model.acp.adapter import rule_monitor_set
+
+        model = AcpModel(spec, bounds, witnesses, symmetry=symmetry, monitors=rule_monitor_set(spec))
+    else:
+        model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
     model.witnesses_required = bounds == scenario.bounds
     return model, scenario
 
@@ -181,15 +196,18 @@ def _bound_value(key: str, text: str, default):
     return int(text)
 
 
-def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) -> Target:
+def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool, monitor_set: str = "model") -> Target:
     from acplab.model.render.runview import acp_run
 
-    model, sc = acp_model(spec, scenario, symmetry, **bounds)
+    model, sc = acp_model(spec, scenario, symmetry, monitor_set, **bounds)
     where = f"spec {spec}, scenario {sc.name}"
     header = f"check {where}: bounds {bounds_text(model.bounds)}; symmetry {'on' if symmetry else 'off'}"
+    if monitor_set != "model":
+        header += f"; monitors {monitor_set}"
     facts = [("model", "acp (the ACP v2 prompt lifecycle)"), ("spec", f"{spec}: {model.spec.description}"),
              ("scenario", f"{sc.name}: {sc.description}"), ("bounds", bounds_text(model.bounds)),
-             ("symmetry", "clients are interchangeable" if symmetry else "off")]
+             ("symmetry", "clients are interchangeable" if symmetry else "off"),
+             ("monitors", f"{monitor_set}: {MONITOR_SETS[monitor_set]}")]
 
     def write(base, model, path, title, violation, rules):
         return write_behaviour(base, model, path.actions_with_effects(), title, violation, rules,
@@ -200,9 +218,10 @@ def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) ->
 
         return reduce(model) if search.por and not search.walk else None
 
-    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry}"
+    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors={monitor_set}"
     return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
-                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()), identity, prepare)
+                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict(), monitors=monitor_set),
+                  identity, prepare)
 
 
 def bridge_target(name: str, mutant: str) -> Target:

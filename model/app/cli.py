@@ -101,6 +101,9 @@ def _finite(ctx, param, value):
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other bound a scenario sets (failures, cancels, cancel_requests, restarts, imports, chunks, "
                    "tools, permission, contents=hi,yes, ...); repeatable.")
+@click.option("--monitors", "monitor_set", type=click.Choice(["model", "rules"]), default="model", show_default=True,
+              help="ACP: judge with the model's monitors, or with the trace checker's rule monitors (the classes "
+                   "`trace check` runs, fed what the agent's side of each connection sees and its internal events).")
 @click.option("--rms", type=int, default=None, callback=_int_in(1, "rms"), help="TwoPhase resource managers (default 3).")
 @click.option("--broken", is_flag=True, help="TwoPhase: let the TM commit without all Prepared.")
 @click.option("--max-states", type=int, default=None, callback=_int_in(1, "max_states"),
@@ -132,7 +135,8 @@ def _finite(ctx, param, value):
 @click.option("--seed", type=int, default=0, show_default=True, callback=_int_in(0, "seed"),
               help="Seed of the random walks.")
 @click.pass_context
-def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, rms, broken,
+def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, monitor_set, rms,
+          broken,
           max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet, workers, por,
           checkpoint, checkpoint_every, max_depth, walk, seed):
     """Explore every interleaving within bounds and check the rules."""
@@ -152,14 +156,15 @@ def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, d
     else:
         bounds = checking.parse_bounds(settings, clients=clients, prompts=prompts, drops=drops,
                                        disconnects=disconnects)
-        target = checking.acp_target(spec, scenario, bounds, symmetry is not False)
+        target = checking.acp_target(spec, scenario, bounds, symmetry is not False, monitor_set)
     search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth)
     sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts, search))
 
 
 #: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
 _CHECK_OPTIONS = {
-    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
+    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry",
+            "monitor_set"},
     "twophase": {"rms", "broken", "symmetry"},
     "bridge": {"spec"},
 }
@@ -505,6 +510,23 @@ def _run_counter(done: int, total: int) -> None:
     click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
 
 
+def _fix_hash_seed_for_checkpoints(args: list[str]) -> None:
+    """Run again with ``PYTHONHASHSEED=0`` when a check keeps checkpoints and the seed is not fixed.
+
+    Fingerprints are hash values and Python salts string hashes per process:
+    a run resumed under another salt would match none of the saved
+    fingerprints (:mod:`acplab.model.engine.checkpoint` refuses it).  Fixing
+    the seed makes a killed run resumable by simply running it again.
+    """
+    import os
+
+    before = args[: args.index("--")] if "--" in args else args
+    wants = any(a == "--checkpoint" or a.startswith("--checkpoint=") for a in before)
+    if wants and os.environ.get("PYTHONHASHSEED") is None:
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", "acplab.model.app.cli", *args])
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the group; turn every failure into one line on stderr and exit 2.
 
@@ -516,6 +538,8 @@ def main(argv: list[str] | None = None) -> None:
     from . import report
 
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:
+        _fix_hash_seed_for_checkpoints(args)
     wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     report.reset()
     try:

@@ -9,6 +9,13 @@ previous snapshot whole.  Resuming takes the snapshot named in ``CURRENT``
 if it was made for the same search (``identity``); the number of workers
 may differ.
 
+Fingerprints are the model's ``hash`` values, and Python salts the hash
+of every string per process unless ``PYTHONHASHSEED`` is fixed: a snapshot
+records a probe hash, and resuming under another salt is refused (its
+fingerprints would match nothing, and every state seen before would be
+counted again).  ``acplab check --checkpoint`` fixes the seed for this
+reason.
+
 Not covered: the work of the level that was being expanded when the run
 was killed is done again, and a snapshot is only as durable as the file
 system's ``fsync``.
@@ -22,6 +29,10 @@ import shutil
 from pathlib import Path
 
 from acplab.model.errors import InputError
+
+
+#: hashed into every snapshot: equal only under the same string-hash salt (``PYTHONHASHSEED``)
+HASH_PROBE = ("acplab-checkpoint", "hash-probe")
 
 
 class Checkpoint:
@@ -43,6 +54,10 @@ class Checkpoint:
         if saved["identity"] != self.identity:
             raise InputError(f"{self.folder} holds a checkpoint of another search ({saved['identity']}); "
                              "use another folder or remove it")
+        if saved.get("hash_probe") != hash(HASH_PROBE):
+            raise InputError(f"{self.folder} holds a checkpoint made under another string-hash seed, so its "
+                             "fingerprints match nothing here; resume with the PYTHONHASHSEED it was made with "
+                             "(acplab check --checkpoint uses 0)")
         files = [str(snap / f"worker-{i}.bin") for i in range(saved["workers"])]
         for peer in peers:
             peer.send("load", files)
@@ -63,8 +78,8 @@ class Checkpoint:
         for peer in peers:
             peer.recv()
         with open(tmp / "search.pkl", "wb") as f:
-            pickle.dump({"identity": self.identity, "workers": len(peers), "state": state}, f,
-                        pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"identity": self.identity, "workers": len(peers), "state": state,
+                         "hash_probe": hash(HASH_PROBE)}, f, pickle.HIGHEST_PROTOCOL)
             f.flush()
             os.fsync(f.fileno())
         final = self.folder / name
