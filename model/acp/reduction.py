@@ -115,7 +115,7 @@ from .monitors_order import FeedFollowsHistory
 #: text.  When one changes, the reduction switches itself off (and says
 #: why) until someone re-reads the argument and updates the digest with
 #: :func:`source_digest`.
-REVIEWED = "70176110b9fdba8ade62b9324ac69c60601d35d6d9829d3eb8938b697af6aa30"
+REVIEWED = "6f73102262fca149a4312e12101ed9650d4641b66872f6661d29cf527b68d71f"
 
 _REVIEWED_MODULES = (agent, agent_common, agent_resume, agent_work, client, events, model, monitors, monitors_base,
                      monitors_order, monitors_outcome, monitors_response, monitors_view, network, state)
