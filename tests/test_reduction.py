@@ -1,22 +1,22 @@
 """Partial-order reduction keeps every verdict, witness and shortest counterexample length (acp/reduction.py).
 
-The reduction's argument was written against the model before issue 13, whose
-monitors observe deliveries (placement, feed order).  Until the argument is
-re-read against them (issue 17, phase B), ``reduce`` declines every ACP model
-with a reason and the search runs unreduced: the comparisons below then hold
-trivially, and the tests that demand a reduced run are strict xfails, which
-fail loudly the day reduction applies again.
+Each scenario is run with and without reduction, on rfd and on every mutant and
+finding, and the outcomes (verdict, each violated property with its
+counterexample length, each witness with its length) must be equal; the
+``eventually`` obligations are part of every run.  The diamond test checks the
+argument's local conditions on every reachable state the rule reduces.
 """
 
 import pytest
 
-from acplab.model.acp.model import AcpModel
+from acplab.model.acp.model import AcpModel, quiescent
 from acplab.model.acp.monitors import ALL_MONITORS
 from acplab.model.acp.reduction import REVIEWED, reduce, source_digest, why_not
 from acplab.model.acp.scenarios import DEFAULT, SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
 from acplab.model.acp.witnesses import WITNESSES
 from acplab.model.engine import explore
+from acplab.model.engine.search import Visitor
 
 #: scenarios whose unreduced runs take several seconds each
 BIG = {"default", "multi-client", "cancellation", "lost-response"}
@@ -34,6 +34,7 @@ def _outcome(result):
     return (
         result.verdict,
         sorted((v.property.name, len(v.path)) for v in result.violations),
+        sorted((v.property.name, len(v.path)) for v in result.warnings),
         {name: None if path is None else len(path) for name, path in result.witnesses.items()},
     )
 
@@ -83,8 +84,6 @@ def test_reduction_keeps_per_property_verdicts_past_violations():
         assert _outcome(reduced) == _outcome(plain), mutant
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17 phase B: the reduction's argument must be re-read against issue 13's "
-                                        "monitors, which observe deliveries; until then reduce() declines")
 def test_the_default_check_is_reduced_and_counterexamples_are_confirmed():
     reduced = explore(_model(RFD, DEFAULT, True))
     assert reduced.reduced and reduced.verdict == "holds"
@@ -93,8 +92,6 @@ def test_the_default_check_is_reduced_and_counterexamples_are_confirmed():
     assert mutant.reduced and mutant.confirmed is not None and mutant.violations
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17 phase B: the reduction's argument must be re-read against issue 13's "
-                                        "monitors, which observe deliveries; until then reduce() declines")
 def test_the_argument_covers_this_model_and_refuses_others():
     assert source_digest() == REVIEWED, "acp/ changed: re-read acp/reduction.py's argument, then update REVIEWED"
     model = _model(RFD, DEFAULT, False)
@@ -126,3 +123,62 @@ def test_a_model_the_argument_does_not_cover_is_searched_unreduced_with_a_reason
     assert reason is None or reduce(model) == reason
     unordered = AcpModel(RFD, DEFAULT.bounds._replace(ordered=False))
     assert "unordered" in why_not(unordered)
+
+
+class _States(Visitor):
+    def __init__(self):
+        self.states = []
+
+    def state(self, idx, state):
+        self.states.append(state)
+
+
+def _diamonds(model):
+    """Check C1 and C2 locally on every reachable state the rule reduces: the delivery ``d`` and every
+    other enabled action ``a`` commute (the same states and events either way), ``d`` stays enabled
+    after ``a``, and ``d`` changes no obligation, no fairness class and no verdict."""
+    seen = _States()
+    explore(model, visitor=seen)
+    reduce(model)
+    fair = model.fairness_class
+    props = [p for p in model.properties() if p.expectation != "sometimes"]
+    reduced = 0
+    for w in seen.states:
+        pairs = model.ample(w)
+        if pairs is None:
+            continue
+        reduced += 1
+        ordinal, (d, wd, devs) = pairs[0]
+        assert not quiescent(wd)
+        assert [p.condition(wd) for p in props] == [p.condition(w) for p in props]
+        assert {fair(x) for x in model.actions(wd)} == {fair(x) for x in model.actions(w)}
+        for a in model.actions(w):
+            if a == d:
+                continue
+            wa, aevs = model.step(w, a)
+            assert a in model.actions(wd), (d, a)
+            wda, daevs = model.step(wd, a)
+            if wa.violation is not None:  # a behaviour ends there: the same verdict after d
+                assert (wda.violation, wda.more, daevs) == (wa.violation, wa.more, aevs), (d, a)
+                continue
+            assert d in model.actions(wa), (d, a)
+            wad, adevs = model.step(wa, d)
+            assert wad == wda and adevs == devs and daevs == aevs, (d, a)
+    return reduced
+
+
+@pytest.mark.parametrize("spec, scenario", [pytest.param("rfd", "default", marks=pytest.mark.slow), ("rfd", "multi-client"),
+                                            ("client-matches-by-content", "multi-client"),
+                                            ("reused-id", "multi-client"), ("rfd", "placement")])
+def test_every_reduced_delivery_commutes_with_every_other_enabled_step(spec, scenario):
+    sc = SCENARIOS[scenario]
+    model = AcpModel(SPECS[spec], sc.bounds, [WITNESSES[w] for w in sc.witnesses])
+    assert _diamonds(model) > 0 or spec != "rfd"
+
+
+def test_a_reduced_lasso_is_replaced_by_the_unreduced_one():
+    """A lasso's length is the liveness pass's pick on the graph it gets: por.confirm re-runs unreduced."""
+    plain, reduced = _compare(SPECS["never-idles"], DEFAULT)
+    assert reduced.reduced and reduced.confirmed == plain.stats.states
+    assert any(v.path.loop_start is not None for v in reduced.violations)
+    assert reduced.stats.states < plain.stats.states

@@ -2,46 +2,88 @@
 
 Two clients each consuming the agent's broadcast interleave in every order;
 most of those orders lead to the same states.  The ample set here is one
-action, ``deliver_to_client(c)``, taken alone when all of these hold in the
-state ``w``:
+action, ``d = deliver_to_client(c)``, taken alone in the state ``w`` when all
+of these hold (:class:`DeliveryReduction`):
 
-1. the network is FIFO and no drop, cut or restart budget is left, so
-   nothing but this delivery can remove the head of ``c``'s channel;
-2. client ``c`` has no action of its own enabled (no submit, cancel, answer
-   or reconnect): its record then changes only through deliveries to it,
-   and budgets only shrink, so none becomes enabled before this delivery;
-3. the delivery's step emits nothing but the ``Deliver`` event (no
-   ``Bind``, no send): no monitor observes it, and, as client ``c``'s
-   record and the message are the same whenever it is taken, it emits the
-   same events later;
-4. ``c``'s channel holds at least two messages, so the world cannot be at
-   rest (quiescent) before the second one is delivered, which FIFO puts
-   after this one: every at-rest check along a reordered path happens in
-   the same state as along the original;
-5. every monitor of the model is one this argument was checked against
-   (below): their ``observe`` reads events and the agent's record, never a
-   client's record or a channel, and none observes ``deliver``.
+R1. the network is FIFO, no drop, cut or restart budget is left and ``w``
+    records no violation: nothing but ``d`` can remove the head of ``c``'s
+    channel, no connection can close, the agent's history only grows by
+    appending (``agent.insert``, ``import_message``, ``work_step``; only a
+    restart filters it);
+R2. client ``c`` has no action of its own enabled (no submit, cancel, answer
+    or reconnect): its record changes only through deliveries to it, and
+    budgets only shrink, so none becomes enabled before ``d``;
+R3. ``d``'s step emits nothing but its ``Deliver`` event (no ``Bind``, no
+    send) and records no violation or warning (:func:`invisible`).  Client
+    ``c``'s next record is ``client.receive(record, msg)``: the same whenever
+    ``d`` is taken, and so is the event;
+R4. ``c``'s channel holds at least two messages: no state between ``w`` and
+    the original place of ``d`` is at rest, before or after ``d`` (at-rest
+    checks, :func:`~.model.quiescent`, and the client-view monitors
+    ``OneMessagePerSubmission``, ``ViewMatchesHistory``, ``StateViewMatches``,
+    ``OutcomeVisible`` run only at rest), and ``d`` lowers the messages in
+    flight by one;
+R5. every monitor is one this argument was checked against, and the two that
+    observe a delivery to a client judge ``d`` the same whenever it is taken:
+    ``ClientNeverGuesses`` reads only ``c``'s record and the message, and its
+    bookkeeping for ``c`` is disjoint from every other client's;
+    ``FeedFollowsHistory`` also reads the agent's history, so ``d`` qualifies
+    only if its verdict cannot depend on which appends come first
+    (:func:`feed_verdict_is_fixed`): ``c``'s view after ``d`` is not judged, or
+    its feed shows at most one message, or every message it shows is already
+    in the history and the spec never gives an ID twice (:func:`ids_never_repeat`),
+    so later appends neither add shown messages nor move them.
 
-Why verdicts are kept.  Take a path from ``w`` to a violating state.  Every
-other action commutes with the delivery: agent steps and deliveries to the
-agent append to ``c``'s channel tail or pop its other channel, other
-clients touch their own records, and monitors see the same events in the
-same bookkeeping (5).  Moving the delivery to the front (or adding it, if
-the path never took it) gives a path through states that differ only in
-client ``c`` and ``c``'s channel head, with the same monitor bookkeeping and
-the same violation recorded at each step (3, 4), ending in a violation of
-the same property.  The key action stays enabled on every path that avoids
-it (1), and a cycle made of reduced steps alone is impossible, since each
-strictly lowers the number of messages in flight (C3).  With symmetry the
-argument runs on the representatives, the rule being blind to client names
-apart from the choice of ``c``.
+Why ``always`` verdicts are kept (C0-C3).  C0: the set is one enabled action.
+C1 (persistence): every action other than ``d`` is independent of it until
+``d`` is taken: agent steps and deliveries to the agent append to the tail of
+``c``'s channel or pop its other channel and never read a client's record
+(R1); other clients touch their own records; client ``c`` cannot act (R2).
+C2 (invisibility): moving ``d`` to the front of a path (or adding it, if the
+path never takes it) gives a path through states that differ only in client
+``c``, ``c``'s channel head and ``ClientNeverGuesses``' entries for ``c``;
+every step sees the same events and monitor bookkeeping and records the same
+violation (R3, R5), no state on the way is at rest (R4), and the last state is
+the same.  C3: a cycle of reduced steps alone is impossible: each lowers the
+messages in flight (R4).  So the reduced graph reaches a violation of every
+property the full graph violates, and the same terminal states, each at the
+same depth (so ``NoStuckState`` keeps its shortest length).
+
+``eventually`` under weak fairness.  The three obligations
+(``RunningEndsInIdle``, ``EveryPromptAnswered``, ``AcceptedMessageReportedLive``)
+read ``send``, ``drop`` and ``cut`` events only; ``d`` emits none, so it
+changes no obligation and a state's flags equal those of the state it was
+reordered from.  Take a weakly fair behaviour of the full graph that owes
+something forever.  At a reduced state, ``d`` stays enabled until taken and
+is the only action of its fairness class (one channel, FIFO), so fairness
+makes the behaviour take it: move it to the front.  The tail is unchanged,
+so the moved behaviour is still fair; repeating this at every state (runs of
+reduced steps are finite, C3) builds a behaviour of the reduced graph with
+the same actions, the same flags and the same enabled fairness classes at
+corresponding states (delivering early to ``c`` enables or disables no fair
+class: ``c``'s channel keeps a message, R4, and client steps have none).  It
+is weakly fair, so the reduced graph has a fair cycle of owing states (or the
+same owing terminal) whenever the full graph has one.  The converse holds
+because the engine records, for a reduced state, the fairness classes of
+*every* enabled action (``DeliveryReduction.enabled``): a fair cycle of the
+reduced graph is a fair cycle of the full one.  Verdicts are kept; so is a
+stuck behaviour's length (the same terminals at the same depths).  A lasso's
+length is not (it is the liveness pass's pick on a different graph), so the
+engine replaces lassos by those of an unreduced run (:func:`~acplab.model.engine.por.confirm`).
+
+What is preserved, exactly: every property's verdict (``always``, warnings,
+``eventually``, ``NoStuckState``); the shortest counterexample length of each
+violated property (``always`` ones by the engine's confirming run, stuck
+states by the argument, lassos by the unreduced re-run); every witness and
+its path (the engine does not reduce while a witness is missing).  State and
+transition counts are the reduced graph's.  The argument is made on the
+unquotiented graph; with symmetry the rule is applied to whichever member of
+an orbit is stored, which is one more state of the full graph, and is blind
+to client names apart from the choice of ``c``.
 
 Not covered, hence never reduced: states with a fault budget left, an
-unordered network, a delivery whose effect a monitor sees, and models whose
-monitors or step functions differ from the reviewed text (see
-:data:`REVIEWED`).  The engine adds its own rules (:mod:`acplab.model.engine.por`):
-no reduction while a witness is missing or with ``eventually`` properties,
-and counterexamples confirmed shortest by an unreduced bounded run.
+unordered network, models with a monitor this text was not checked against,
+and model text that changed since (:data:`REVIEWED`).
 """
 
 from __future__ import annotations
@@ -50,15 +92,36 @@ import hashlib
 import inspect
 from pathlib import Path
 
-from . import client, events, model, monitors, network, state
+from . import (
+    agent,
+    agent_common,
+    agent_resume,
+    agent_work,
+    client,
+    events,
+    model,
+    monitors,
+    monitors_base,
+    monitors_order,
+    monitors_outcome,
+    monitors_response,
+    monitors_view,
+    network,
+    state,
+)
+from .monitors_order import FeedFollowsHistory
 
 #: The files the argument above was checked against, by SHA-256 of their
 #: text.  When one changes, the reduction switches itself off (and says
 #: why) until someone re-reads the argument and updates the digest with
 #: :func:`source_digest`.
-REVIEWED = "5577914d64cf72dc5fc1ccc5a81f0f16e69aac3b45183264486a097a63e4c3b8"
+REVIEWED = "6f73102262fca149a4312e12101ed9650d4641b66872f6661d29cf527b68d71f"
 
-_REVIEWED_MODULES = (client, events, model, monitors, network, state)
+_REVIEWED_MODULES = (agent, agent_common, agent_resume, agent_work, client, events, model, monitors, monitors_base,
+                     monitors_order, monitors_outcome, monitors_response, monitors_view, network, state)
+
+#: the monitors that observe deliveries and what R5 says of each
+_DELIVERY_OBSERVERS = frozenset({"FeedFollowsHistory", "ClientNeverGuesses", "CancelRequestMatchesSender"})
 
 
 def source_digest() -> str:
@@ -77,24 +140,85 @@ def why_not(m: "model.AcpModel") -> str | None:
     strangers = [x.name for x in m.monitors if type(x) not in known]
     if strangers:
         return f"monitor {strangers[0]} is not one the reduction was checked against"
-    if any("deliver" in x.kinds for x in m.monitors):
-        return "a monitor observes deliveries"
+    unchecked = [x.name for x in m.monitors if "deliver" in x.kinds and x.name not in _DELIVERY_OBSERVERS]
+    if unchecked:
+        return f"monitor {unchecked[0]} observes deliveries and the argument does not cover it"
     if source_digest() != REVIEWED:
         return "the model's text changed since acp/reduction.py was checked against it"
     return None
 
 
+def ids_never_repeat(spec, bounds) -> bool:
+    """Whether no message ID is ever appended to the history twice.
+
+    Relies on ``agent_common.fresh_id``: IDs come from a counter unless the spec
+    reuses the last one (``reuse_ids``), recycles withdrawn ones, lets the
+    request id or the client name the message (``message_ids``), or resets
+    the counter at a restart the bounds allow.
+    """
+    return (spec.message_ids == "agent" and not spec.reuse_ids and spec.withdrawn_ids == "retired"
+            and (spec.ids_survive_restart or bounds.restarts == 0))
+
+
+def shown_ids(feed) -> list:
+    """The IDs of the messages a feed shows that ``feed_out_of_order`` may compare (not local copies)."""
+    return [item.mid for item in feed if item.mid is not None and not item.provisional]
+
+
+def feed_verdict_is_fixed(views, after, history, unique: bool) -> bool:
+    """Whether ``FeedFollowsHistory``'s verdict on a delivery leaving the client ``after`` is the same
+    for every history that appends to ``history`` (R5).
+
+    ``monitors_order.feed_out_of_order`` compares the order of the shown IDs
+    that are in the history with their last positions there: fixed if the
+    view is not judged, if at most one ID is shown, or if every shown ID is
+    already in the history and none can be appended again (``unique``).
+    """
+    if after.view not in views:
+        return True
+    shown = shown_ids(after.feed)
+    if len(shown) < 2:
+        return True
+    if not unique:
+        return False
+    held = {e.mid for e in history}
+    return all(mid in held for mid in shown)
+
+
+def invisible(after: state.World) -> bool:
+    """Whether the step into ``after`` recorded no violation and no warning (C2: with R5 it then
+    records none wherever it is taken)."""
+    return after.violation is None and not after.more and after.warning is None
+
+
 class DeliveryReduction:
-    """``ample(w)`` for :class:`~.model.AcpModel`: one undisturbable delivery to a client, or None."""
+    """``ample(w)`` for :class:`~.model.AcpModel`: one undisturbable delivery to a client, or None.
+
+    ``keeps_eventually``: the argument covers ``eventually`` properties under
+    weak fairness, given that the engine reads the fairness classes of a
+    reduced state from :meth:`enabled` (every enabled action).
+    """
+
+    keeps_eventually = True
 
     def __init__(self, m: "model.AcpModel") -> None:
         self.model = m
+        feed = [x for x in m.monitors if isinstance(x, FeedFollowsHistory)]
+        self.views = feed[0].views if feed else ()
+        self.unique = ids_never_repeat(m.spec, m.bounds)
+        self._last = (None, None)
+
+    def enabled(self, w: state.World) -> list:
+        """Every action enabled in ``w`` (the order of ``successors``), for fairness classes."""
+        last, acts = self._last
+        return acts if last is w else self.model.actions(w)
 
     def __call__(self, w: state.World):
         b = w.budget
         if b.drops or b.cuts or b.restarts or w.violation is not None:
             return None
         acts = self.model.actions(w)
+        self._last = (w, acts)
         busy = {a.args[0] for a in acts if a.actor == "client"}
         for ordinal, a in enumerate(acts):
             if a.name != "deliver_to_client" or a.actor != "net":
@@ -103,7 +227,8 @@ class DeliveryReduction:
             if c in busy or len(w.links[c].to_client) < 2:
                 continue
             nxt, evs = self.model.step(w, a)
-            if len(evs) == 1:
+            if len(evs) == 1 and invisible(nxt) and \
+                    feed_verdict_is_fixed(self.views, nxt.clients[c], w.agent.history, self.unique):
                 return [(ordinal, (a, nxt, evs))]
         return None
 

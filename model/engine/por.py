@@ -20,15 +20,24 @@ What the engine adds, and what each expectation keeps
     verdicts are preserved by the model's argument (the reduced graph reaches
     a violation of every property the full graph violates).  Lengths are not:
     a postponed independent action can make a reduced counterexample longer.
-    So whenever the reduced run finds violations, :func:`confirm` re-runs the
+    So whenever the reduced run finds violations or warnings (``severity=
+    "warning"``, whose paths are reported too), :func:`confirm` re-runs the
     search *unreduced*, bounded by the depth of the longest reduced
     counterexample, and reports its violations: the same properties, each
     with the shortest counterexample and the very path an unreduced run gives.
 ``eventually``
-    not reduced.  A liveness pass needs every terminal state and every cycle
-    with the actions enabled on it (for fairness); ample sets keep neither in
-    general, so a model with ``eventually`` properties is always explored in
-    full, and so is a run with a visitor (it wants the whole graph).
+    reduced only when the model's ample function says its sets keep them
+    (``ample.keeps_eventually``) and lists every enabled action of a state
+    (``ample.enabled(state)``): a reduced state that falsifies a condition then
+    records the fairness classes of *all* its actions, not just the ample
+    one's, so a fair cycle of the reduced graph is a fair cycle of the full
+    one.  The other direction (every fair cycle and every terminal of the full
+    graph has one in the reduced graph) is the model's argument.  A stuck
+    behaviour (a terminal) keeps its length by that argument; a lasso's
+    length is the liveness pass's pick on the graph it was given, so when the
+    reduced run reports a lasso :func:`confirm` re-runs the whole search
+    unreduced and reports its violations.  A run with a visitor (it wants the
+    whole graph) is never reduced.
 ``deadlock``
     a deadlock found is confirmed like a violation; not missing one is the
     model's to answer for (its ample sets must keep states with no
@@ -45,17 +54,23 @@ from .properties import TransitionSystem
 
 
 def ample_of(model: TransitionSystem, por: bool, eventual: bool, visitor) -> Callable | None:
-    """The model's ample function when the run may reduce, else None."""
-    if not por or eventual or visitor is not None:
+    """The model's ample function when the run may reduce, else None (``eventual``: the run has
+    ``eventually`` properties, which need ``keeps_eventually`` and ``enabled`` on it)."""
+    if not por or visitor is not None:
         return None
-    return getattr(model, "ample", None)
+    ample = getattr(model, "ample", None)
+    if ample is not None and eventual and not (getattr(ample, "keeps_eventually", False) and hasattr(ample, "enabled")):
+        return None
+    return ample
 
 
 def confirm(model: TransitionSystem, reduced, explore: Callable, limits, **options):
-    """Replace a reduced run's counterexamples by the shortest unreduced ones.
+    """Replace a reduced run's counterexamples and warnings by the shortest unreduced ones.
 
     ``explore`` is called unreduced with ``max_depth`` covering the longest
-    reduced counterexample; its violations replace the reduced ones, in its
+    reduced counterexample (with no depth bound when one of them is a lasso,
+    an ``eventually`` counterexample that needs the complete graph); its
+    violations replace the reduced ones, in its
     order (any reduced violation it did not meet is kept, so nothing found
     is ever dropped; a confirming run cut short by ``limits`` leaves the
     reduced ones it did not reach).  Returns ``reduced`` with ``confirmed`` set to the
@@ -63,13 +78,23 @@ def confirm(model: TransitionSystem, reduced, explore: Callable, limits, **optio
     """
     from dataclasses import replace
 
-    if not reduced.violations:
+    found = reduced.violations + reduced.warnings
+    if not found:
         return reduced
-    depth = max(len(v.path) for v in reduced.violations)
-    full = explore(model, replace(limits, max_depth=depth + 1), por=False, **options)
-    names = {v.property.name for v in full.violations}
-    reduced.violations = full.violations + [v for v in reduced.violations if v.property.name not in names]
+    if any(v.path.loop_start is not None for v in found):
+        full = explore(model, limits, por=False, **options)  # a lasso needs the whole graph
+    else:
+        depth = max(len(v.path) for v in found)
+        full = explore(model, replace(limits, max_depth=depth + 1), por=False, **options)
+    reduced.violations = _merged(full.violations, reduced.violations)
+    reduced.warnings = _merged(full.warnings, reduced.warnings)
     if options.get("stop_on_violation"):
         reduced.witnesses = full.witnesses
     reduced.confirmed = full.stats.states
     return reduced
+
+
+def _merged(confirmed: list, reduced: list) -> list:
+    """The confirming run's counterexamples, then the reduced ones of properties it did not reach."""
+    names = {v.property.name for v in confirmed}
+    return confirmed + [v for v in reduced if v.property.name not in names]

@@ -309,6 +309,8 @@ def explore(
                 if expand:
                     next_frontier.append((nxt, new))
             stats.transitions += count
+            if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
+                classes = [graph.class_id(a) for a in reduce.enabled(state)]
             if classes:
                 graph.enable(idx, classes)
             if count == 0:
