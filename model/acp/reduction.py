@@ -98,6 +98,7 @@ from . import (
     agent_resume,
     agent_work,
     client,
+    enabling,
     events,
     model,
     monitors,
@@ -115,10 +116,10 @@ from .monitors_order import FeedFollowsHistory
 #: text.  When one changes, the reduction switches itself off (and says
 #: why) until someone re-reads the argument and updates the digest with
 #: :func:`source_digest`.
-REVIEWED = "6f73102262fca149a4312e12101ed9650d4641b66872f6661d29cf527b68d71f"
+REVIEWED = "5e17862e9d5bbb1e1896365f2376e6ac9b96e4303c5ef6d298943296b4fc7010"
 
-_REVIEWED_MODULES = (agent, agent_common, agent_resume, agent_work, client, events, model, monitors, monitors_base,
-                     monitors_order, monitors_outcome, monitors_response, monitors_view, network, state)
+_REVIEWED_MODULES = (agent, agent_common, agent_resume, agent_work, client, enabling, events, model, monitors,
+                     monitors_base, monitors_order, monitors_outcome, monitors_response, monitors_view, network, state)
 
 #: the monitors that observe deliveries and what R5 says of each
 _DELIVERY_OBSERVERS = frozenset({"FeedFollowsHistory", "ClientNeverGuesses", "CancelRequestMatchesSender"})
