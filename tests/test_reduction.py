@@ -47,9 +47,14 @@ def _compare(spec, scenario, **options):
     return plain, reduced
 
 
+#: scenarios of about 40,000 states: every other mutant on them would cost about 4 minutes of one worker (the
+#: suite's critical path under --dist loadfile), so they run on rfd and the mutants they catch only
+HEAVY = frozenset({"cancel-request-routing", "permission-reconnect"})
+
+
 def _cases(every_mutant: bool):
     for name in sorted(SCENARIOS):
-        specs = [RFD.name, *sorted(set(MUTANTS) | set(FINDINGS))] if every_mutant and name not in BIG \
+        specs = [RFD.name, *sorted(set(MUTANTS) | set(FINDINGS))] if every_mutant and name not in BIG | HEAVY \
             else [RFD.name, *SCENARIOS[name].catches]
         for spec in specs:
             slow = every_mutant or name in BIG
