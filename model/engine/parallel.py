@@ -135,8 +135,10 @@ def explore_levels(
     props = list(model.properties())
     reject_duplicate_names(props)
     if any(p.expectation == "eventually" for p in props):
+        cpu = time.process_time()
         result = explore(model, limits, progress, stop_on_violation, expand_violating, por=por)
         result.note = "eventually properties are checked by one worker in this process, without checkpoints"
+        result.peak_bytes, result.worker_cpu = peak_rss(), [time.process_time() - cpu]
         return result
     if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
         workers, note = 1, "this platform cannot fork: one worker"
