@@ -15,33 +15,14 @@ from acplab.model.engine.parallel import explore_levels
 from acplab.model.engine.twophase import TwoPhase
 from acplab.model.errors import InputError
 
+from test_explore import Graph  # a transition system over small ints
+
 
 def signature(r):
     """Everything a run reports, paths as replay tokens."""
     return (r.verdict, r.complete, r.stats.states, r.stats.transitions, r.stats.depth, r.limit,
             [(v.property.name, v.path.ordinals, v.path.loop_start) for v in r.violations],
             {k: None if p is None else p.ordinals for k, p in r.witnesses.items()})
-
-
-class Graph:
-    """A transition system over small ints: deadlocks, witnesses and several initial states."""
-
-    def __init__(self, edges, props=(), inits=(0,), final=None):
-        self.edges, self.props, self.inits = edges, list(props), list(inits)
-        if final is not None:
-            self.is_final = final
-
-    def init_states(self):
-        return self.inits
-
-    def successors(self, s):
-        return [(f"{s}->{t}", t) for t in self.edges.get(s, ())]
-
-    def properties(self):
-        return self.props
-
-    def format_action(self, a):
-        return a
 
 
 def _acp(spec, scenario, por):

@@ -124,12 +124,11 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     changes = {k: v for k, v in overrides.items() if v is not None}
     bounds = scenario.bounds._replace(**changes)
     witnesses = [WITNESSES[w] for w in scenario.witnesses]
-    if monitor_set == "rules":
-        from acplab.model.acp.adapter import rule_monitor_set
+    from acplab.model.acp.adapter import rule_monitor_set
+    from acplab.model.acp.monitors import ALL_MONITORS
 
-        model = AcpModel(spec, bounds, witnesses, symmetry=symmetry, monitors=rule_monitor_set(spec))
-    else:
-        model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
+    monitors = rule_monitor_set(spec) if monitor_set == "rules" else ALL_MONITORS
+    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry, monitors=monitors)
     model.witnesses_required = bounds == scenario.bounds
     return model, scenario
 
