@@ -49,17 +49,17 @@ RESTART = "agent restart"
 WINDOWS = (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE, REJECTED, CUT_PENDING, RESPONSE_LOST, REPLAY, CHUNKED_REPLAY,
            CANCEL_ACTIVE, CANCEL_REQUEST_INSERTED, OTHERS_IDENTICAL, ECHO_AFTER_REPLAY, COMMAND_REPLAY, RESTART)
 
-#: the windows in which the monitor a mutant breaks can fire
-MONITOR_WINDOWS = {
-    "ErrorResponseMeansNotInserted": (FAIL_BEFORE_RESPONSE,),
-    "WorkEndsWithOneIdle": (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE),
-    "FailureEndsWithErrorIdle": (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE),
-    "CancelRequestErrorOnlyBeforeInsertion": (CANCEL_REQUEST_INSERTED,),
-    "ReplayResetsBeforeChunks": (CHUNKED_REPLAY,),
-    "ReplayKeepsIds": (REPLAY,),
-    "CommandsNeverReexecuted": (COMMAND_REPLAY,),
-    "ClientNeverGuesses": (OTHERS_IDENTICAL,),
-    "ViewMatchesHistory": (ECHO_AFTER_REPLAY,),
+#: the windows in which a mutant's broken rule can show (by mutant: several break one rule monitor)
+MUTANT_WINDOWS = {
+    "error-after-insertion": (FAIL_BEFORE_RESPONSE,),
+    "no-idle-after-failure": (FAIL_BEFORE_RESPONSE, FAIL_AFTER_RESPONSE),
+    "cancel-request-32800-after-insertion": (CANCEL_REQUEST_INSERTED,),
+    "replay-without-reset": (CHUNKED_REPLAY,),
+    "replay-new-ids": (REPLAY,),
+    "replay-reexecutes-command": (COMMAND_REPLAY,),
+    "client-matches-by-content": (OTHERS_IDENTICAL,),
+    "client-matches-by-order": (OTHERS_IDENTICAL,),
+    "echo-after-replay": (ECHO_AFTER_REPLAY,),
 }
 
 #: windows a configured fault is there to open: (parameter, windows)
@@ -201,7 +201,7 @@ class Counted:
 
 def needed(spec, params) -> list[str]:
     """The windows this simulation should open: its mutation's, and its configured faults'."""
-    out = list(MONITOR_WINDOWS.get(spec.breaks, ()))
+    out = list(MUTANT_WINDOWS.get(spec.name, ()))
     for name, windows in FAULT_WINDOWS:
         if getattr(params, name, 0):
             out += [w for w in windows if w not in out]
@@ -212,7 +212,7 @@ def report(spec, params, runs: list[dict[str, int]], counted: Counted | None = N
     """The ``coverage`` object: per window, the runs that opened it and how often; warnings for the missed.
 
     With ``counted`` (the model the runs were stepped through) also ``actions``, ``properties`` and
-    ``vacuous``, and a warning per vacuous property after the windows' ones.
+    ``vacuous``, and one warning naming the vacuous properties after the windows' ones.
     """
     total = len(runs)
     windows = {w: {"runs": sum(1 for r in runs if r.get(w)), "count": sum(r.get(w, 0) for r in runs)}
@@ -228,9 +228,13 @@ def report(spec, params, runs: list[dict[str, int]], counted: Counted | None = N
         out["actions"] = dict(sorted(counted.kinds.items()))
         out["properties"] = counted.properties_json()
         out["vacuous"] = counted.vacuous()
-        for name in out["vacuous"]:
-            warnings.append(f"{name} was never armed in {counted.steps:,} steps of {total} runs: it holds vacuously "
-                            "(nothing it watches happened)")
+        names = out["vacuous"]
+        if len(names) == 1:
+            warnings.append(f"{names[0]} was never armed in {counted.steps:,} steps of {total} runs: it holds "
+                            "vacuously (nothing it watches happened)")
+        elif names:
+            warnings.append(f"{', '.join(names)} were never armed in {counted.steps:,} steps of {total} runs: "
+                            f"these {len(names)} hold vacuously (nothing they watch happened)")
     return out
 
 

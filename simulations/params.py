@@ -76,11 +76,9 @@ class SimParams:
     restart_rate: float = 0.0  # agent restarts per second
     # monitors the runtime leaves out (to measure a mutant's consequences)
     disable_monitors: tuple[str, ...] = ()
-    #: "model" (the model's monitors) or "rules" (the trace checker's rule monitors, as `check --monitors rules`)
-    monitors: str = "model"
 
     def validate(self) -> "SimParams":
-        from acplab.model.acp.monitors import ALL_MONITORS
+        from acplab.model.acp.monitor_set import RENAMED, monitor_names, unknown_monitor
         from acplab.model.acp.spec import get_spec
 
         get_spec(self.spec)
@@ -119,12 +117,11 @@ class SimParams:
             raise InputError(f"contents must be 1..{len(CONTENTS)}, got {_short(self.contents)}")
         if self.on_violation not in ON_VIOLATION:
             raise InputError(f"on_violation must be one of {', '.join(ON_VIOLATION)}, got {_short(self.on_violation)}")
-        if self.monitors not in ("model", "rules"):
-            raise InputError(f"monitors must be model or rules, got {_short(self.monitors)}")
-        known = {m.name for m in ALL_MONITORS}
+        known = set(monitor_names())
         for name in self.disable_monitors:
             if name not in known:
-                raise InputError(f"unknown monitor {_short(name)}; known: {', '.join(sorted(known))}")
+                said = unknown_monitor(name) if name in RENAMED else f"known: {', '.join(sorted(known))}"
+                raise InputError(f"unknown monitor {_short(name)}; {said}")
         return self
 
     def estimated_seconds(self) -> float:

@@ -40,7 +40,7 @@ from simpy.events import PENDING
 from acplab.model.acp import agent as ag
 from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
 from acplab.model.acp.events import C2A
-from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.monitor_set import monitor_names, monitor_set
 from acplab.model.acp.spec import get_spec
 from .coverage import opened
 from .metrics import RunMetrics
@@ -78,17 +78,13 @@ def build_model(p: SimParams) -> AcpModel:
     )
     spec = get_spec(p.spec)
     skip = set(p.disable_monitors) | not_applicable_monitors(spec)
-    if p.monitors == "rules":
-        from acplab.model.acp.adapter import rule_monitor_set
-
-        return AcpModel(spec, bounds, monitors=tuple(m for m in rule_monitor_set(spec) if m.name not in skip))
-    return AcpModel(spec, bounds, monitors=tuple(m for m in ALL_MONITORS if m.name not in skip))
+    return AcpModel(spec, bounds, monitors=monitor_set(skip=skip))
 
 
 def not_applicable_monitors(spec) -> set[str]:
     """The monitors a spec does not speak to (as the variant matrix leaves them out)."""
     names = dict(spec.not_applicable)
-    return {m.name for m in ALL_MONITORS} if "*" in names else set(names)
+    return set(monitor_names()) if "*" in names else set(names)
 
 
 def run_seed(seed: int, index: int) -> int:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from acplab.model.acp.adapter import PROXIES, REPLACES, RuleMonitors
+from acplab.model.acp.adapter import RuleMonitors
+from acplab.model.acp.killers import MUTANT_RULES
 from acplab.model.acp.model import AcpModel
-from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.monitor_set import PROXIES, RENAMED, monitor_names, monitor_set
+from acplab.model.acp.monitors import CLIENT_MONITORS
 from acplab.model.acp.rules import make_monitors
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
@@ -15,7 +17,6 @@ from acplab.model.acp.witnesses import WITNESSES
 from acplab.model.engine import Limits, explore
 
 BIG = {"default", "multi-client", "cancellation", "lost-response", "agent-restart"}
-BY_NAME = {m.name: m for m in ALL_MONITORS}
 
 
 def _model(spec, sc, monitors, symmetry=True):
@@ -24,8 +25,10 @@ def _model(spec, sc, monitors, symmetry=True):
 
 @pytest.mark.parametrize("scenario", [pytest.param(n, marks=pytest.mark.slow) if n in BIG else n for n in SCENARIOS])
 def test_rule_monitors_hold_on_every_rfd_scenario(scenario):
+    """The monitor set, and the trace proxies the set leaves out, flag nothing the RFD's agent does."""
     sc = SCENARIOS[scenario]
-    result = explore(_model(RFD, sc, ALL_MONITORS + (RuleMonitors(spec=RFD),)), Limits(max_seconds=600))
+    proxies = RuleMonitors([m for m in make_monitors() if m.name in PROXIES], spec=RFD, name="proxies")
+    result = explore(_model(RFD, sc, monitor_set() + (proxies,)), Limits(max_seconds=600))
     assert result.verdict == "holds", [v.sentence for v in result.violations]
     assert result.witnesses and not result.missing_witnesses
 
@@ -35,7 +38,7 @@ def test_each_mutant_is_caught_by_its_own_rule(name):
     """One adapter per monitor citing a rule of the monitor the mutant breaks: one of them must report it (a
     violation, a warning for a SHOULD monitor, or an unmet ``eventually`` obligation for a hang)."""
     spec = SPECS[name]
-    rules = set(BY_NAME[spec.breaks].rules)
+    rules = set(MUTANT_RULES[name])
     sc = next(s for s in SCENARIOS.values() if name in s.catches)
     mine = [RuleMonitors([m], spec=spec, name="rule:" + m.name) for m in make_monitors() if rules & set(m.rules)]
     result = explore(AcpModel(spec, sc.bounds, [], symmetry=True, monitors=tuple(mine)), Limits(max_seconds=300))
@@ -66,38 +69,15 @@ def test_the_front_end_and_stamps_add_no_explored_states(scenario):
     """Bookkeeping that only mirrors the model (pending requests, states, windows) and the evidence stamps
     (constant under the explorer) leave the state count as it is."""
     sc = SCENARIOS[scenario]
-    base = explore(_model(RFD, sc, ALL_MONITORS), Limits(max_seconds=120)).stats.states
+    base = explore(_model(RFD, sc, CLIENT_MONITORS), Limits(max_seconds=120)).stats.states
     stateless = [m for m in make_monitors() if not m.fields]
-    adapted = explore(_model(RFD, sc, ALL_MONITORS + (RuleMonitors(stateless, spec=RFD),)),
+    adapted = explore(_model(RFD, sc, CLIENT_MONITORS + (RuleMonitors(stateless, spec=RFD),)),
                       Limits(max_seconds=120)).stats.states
     assert adapted == base
 
 
-def test_the_swap_plan_names_real_monitors():
-    new = {m.name for m in make_monitors()}
-    old = {m.name for m in ALL_MONITORS}
-    assert set(REPLACES) <= new and set(PROXIES) <= new
-    assert {o for olds in REPLACES.values() for o in olds} <= old
-
-
-def _swap_set(spec):
-    """The explorer's monitors after the swap: the model monitors that stay, and the rule monitors (no proxies)."""
-    replaced = {o for olds in REPLACES.values() for o in olds}
-    kept = tuple(m for m in ALL_MONITORS if m.name not in replaced)
-    return kept + (RuleMonitors([m for m in make_monitors() if m.name not in PROXIES], spec=spec),)
-
-
-@pytest.mark.parametrize("scenario, expected", [("report-order", "same"), ("id-before-insertion", "same"),
-                                                ("permission-cancel", "same"), ("tool-failure", "fewer"),
-                                                ("replay-identity", "fewer"), ("local-command", "at most 3% more")])
-def test_the_swap_adds_few_explored_states(scenario, expected):
-    """After the swap the bookkeeping is mostly the model's or coarser: the same or fewer states where the old
-    monitors kept history the new ones drop (claimed reports, closed connections, settled tool calls).  The one
-    exception measured: UserMessageReportedInPlace ranks agent messages by their first live sighting, which the
-    old monitor read from the world: on local-command that is 1,144 states against 1,119."""
-    sc = SCENARIOS[scenario]
-    base = explore(_model(RFD, sc, ALL_MONITORS), Limits(max_seconds=120))
-    swapped = explore(_model(RFD, sc, _swap_set(RFD)), Limits(max_seconds=120))
-    assert swapped.verdict == base.verdict == "holds"
-    new, old = swapped.stats.states, base.stats.states
-    assert {"same": new == old, "fewer": new < old, "at most 3% more": old <= new <= old * 1.03}[expected], (new, old)
+def test_the_renamed_monitors_are_gone_and_their_successors_are_properties():
+    """A spec file or ``disable_monitors`` naming a model monitor of before the swap is told the new names."""
+    names = set(monitor_names())
+    assert not set(RENAMED) & names
+    assert {n for news in RENAMED.values() for n in news} <= names

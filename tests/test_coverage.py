@@ -11,10 +11,13 @@ import json
 import subprocess
 import sys
 
+from acplab.model.acp.model import AcpModel, Bounds
+from acplab.model.acp.spec import SPECS
 from acplab.model.engine import Visitor, explore
 from acplab.model.engine.parallel import explore_levels
 from acplab.model.engine.twophase import TwoPhase
 from acplab.model.engine.walk import random_walks
+from acplab.model.render.traces import describe_event
 from acplab.simulations.params import SimParams
 from acplab.simulations.simulate import simulate
 
@@ -96,25 +99,46 @@ def test_check_json_coverage_adds_up_and_names_vacuous_properties():
     for name, c in cov["properties"].items():
         assert 0 <= c["evaluated"] <= data["states"], name
         assert c["armed"] is None or 0 <= c["armed"] <= c["evaluated"], name
-    # failures=0: nothing fails, so the failure rule watched nothing; the IDs rule watched almost every state
-    fail = cov["properties"]["FailureEndsWithErrorIdle"]
-    assert (fail["armed"], fail["evaluated"], fail["violated"]) == (0, data["states"], 0)
-    assert cov["properties"]["DistinctMessageIds"]["armed"] > data["states"] // 2
-    assert cov["properties"]["EveryPromptAnswered"]["armed"] > 0  # an obligation open: a prompt awaits its answer
-    assert "FailureEndsWithErrorIdle" in cov["vacuous"] and "DistinctMessageIds" not in cov["vacuous"]
-    assert (f"FailureEndsWithErrorIdle was never armed in {data['states']:,} explored states: it holds vacuously "
-            "(nothing it watches happened)") in cov["warnings"]
+    # cancels=0: nothing is cancelled, so the cancellation rule watched nothing; the IDs rule watched almost every
+    # state (no rule monitor watches failures alone now: WorkReportedByState, which judges them, watches all work)
+    assert "client cancel" not in cov["actions"]
+    cancel = cov["properties"]["CancelEndsWithCancelled"]
+    assert (cancel["armed"], cancel["evaluated"], cancel["violated"]) == (0, data["states"], 0)
+    assert cov["properties"]["InsertedIdsDistinct"]["armed"] > data["states"] // 2
+    assert cov["properties"]["PromptsAnswered"]["armed"] > 0  # an obligation open: a prompt awaits its answer
+    assert "CancelEndsWithCancelled" in cov["vacuous"] and "InsertedIdsDistinct" not in cov["vacuous"]
+    vacuous = cov["vacuous"]
+    assert len(vacuous) > 1 and len(set(vacuous)) == len(vacuous)
+    assert (f"{', '.join(vacuous)} were never armed in {data['states']:,} explored states: these {len(vacuous)} "
+            "hold vacuously (nothing they watch happened)") in cov["warnings"]
     assert all(cov["properties"][n]["armed"] == 0 for n in cov["vacuous"])
     # stateless monitors claim nothing either way
-    assert cov["properties"]["SuccessOnlyAfterInsertion"]["armed"] is None
+    assert cov["properties"]["PromptResultCarriesMessageId"]["armed"] is None
 
 
 def test_a_monitor_armed_and_disarmed_within_one_step_is_armed():
-    """A failure arms FailureEndsWithErrorIdle and its idle, in the same step, disarms it: still armed."""
-    cov = _check_json("--clients", "1", "--prompts", "1", "--set", "failures=1")["coverage"]
-    assert cov["actions"]["agent fail"] > 0
-    assert cov["properties"]["FailureEndsWithErrorIdle"]["armed"] > 0
-    assert "FailureEndsWithErrorIdle" not in cov["vacuous"]
+    """A $/cancel_request arms CancelRequestsAnswered and the -32800 answer to the prompt it withdraws, sent in
+    the same step, disarms it: still armed (a rule monitor of the group is a monitor of its own here)."""
+    cov = _check_json("--clients", "1", "--prompts", "1", "--set", "cancel_requests=1")["coverage"]
+    assert cov["actions"]["client cancel_request"] > 0
+    assert cov["properties"]["CancelRequestsAnswered"]["armed"] > 0
+    assert "CancelRequestsAnswered" not in cov["vacuous"]
+    # the steps that receive the request and answer its prompt: unarmed before and after, armed on the way
+    model = AcpModel(SPECS["rfd"], Bounds(clients=1, prompts=1, cancel_requests=1))
+    prop = next(p for p in model.properties() if p.name == "CancelRequestsAnswered")
+    within, seen, todo = [], set(), list(model.init_states())
+    while todo:
+        world = todo.pop()
+        for action, after, events in model.successors(world):
+            said = [describe_event(e) or "" for e in events]
+            if (any("receives $/cancel_request" in t for t in said) and any("sends error" in t for t in said)
+                    and not prop.armed(world) and not prop.armed(after)):
+                within.append((action, after, events))
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    assert within
+    assert [s for s in within if "CancelRequestsAnswered" not in model.armed_during(s)] == []
 
 
 def test_bounds_that_allow_a_fault_that_never_happens_are_named(tmp_path):
@@ -128,8 +152,10 @@ def test_bounds_that_allow_a_fault_that_never_happens_are_named(tmp_path):
         "the bounds allow 2 rejections of held prompts (failures=2), but no explored transition is a rejection "
         "of a held prompt",
     ]
-    assert "DistinctMessageIds was never armed in 1 explored state: it holds vacuously (nothing it watches happened)" \
-        in cov["warnings"]
+    vacuous = cov["vacuous"]
+    assert "InsertedIdsDistinct" in vacuous and "WorkReportedByState" in vacuous
+    assert (f"{', '.join(vacuous)} were never armed in 1 explored state: these {len(vacuous)} hold vacuously "
+            "(nothing they watch happened)") in cov["warnings"]
     # v1 has no hooks and no early IDs: the default scenario's bounds allow them in vain
     v1 = _check_json("--spec", "v1", "--clients", "1", "--prompts", "1", "--out", str(tmp_path))  # v1 violates rules
     v1 = v1["coverage"]["warnings"]
@@ -167,18 +193,24 @@ def test_simulate_coverage_counts_steps_actions_and_properties():
     assert cov["actions"]["agent fail"] == (windows["failure after insertion, before the response"]["count"]
                                             + windows["failure after insertion, after the response"]["count"]) > 0
     assert cov["actions"]["client submit"] == summary["counts"]["submissions"]
-    fail = cov["properties"]["FailureEndsWithErrorIdle"]
-    assert fail["armed"] >= cov["actions"]["agent fail"] and "FailureEndsWithErrorIdle" not in cov["vacuous"]
-    bad = cov["properties"]["ErrorResponseMeansNotInserted"]
-    assert bad["violated"] == summary["violations"]["per_monitor"].get("ErrorResponseMeansNotInserted", 0) > 0
-    assert cov["properties"]["EveryPromptAnswered"]["violated"] is None  # obligations are not judged here
-    # nothing is rejected, so the rule about rejected IDs watched nothing
-    assert "RejectedIdsNeverSurface" in cov["vacuous"]
-    assert (f"RejectedIdsNeverSurface was never armed in {steps:,} steps of 20 runs: it holds vacuously "
-            "(nothing it watches happened)") in cov["warnings"]
+    fail = cov["properties"]["WorkReportedByState"]  # E3: a failure ends with an error idle
+    assert fail["armed"] >= cov["actions"]["agent fail"] and "WorkReportedByState" not in cov["vacuous"]
+    bad = cov["properties"]["ResponsesFollowInsertion"]
+    assert bad["violated"] == summary["violations"]["per_monitor"].get("ResponsesFollowInsertion", 0) > 0
+    assert cov["properties"]["PromptsAnswered"]["violated"] is None  # obligations are not judged here
+    # nothing is cancelled, so the cancellation rule watched nothing
+    assert "client cancel" not in cov["actions"] and "CancelEndsWithCancelled" in cov["vacuous"]
+    vacuous = cov["vacuous"]
+    assert (f"{', '.join(vacuous)} were never armed in {steps:,} steps of 20 runs: these {len(vacuous)} hold "
+            "vacuously (nothing they watch happened)") in cov["warnings"]
 
 
-def test_simulate_without_failures_calls_the_failure_rule_vacuous():
+def test_simulate_without_cancels_calls_the_cancel_rule_vacuous():
+    """No rule monitor watches failures alone any more (issue 12): the cancellation rule stands in."""
     cov = simulate(SimParams(spec="rfd", sessions=5, seed=1)).to_json()["coverage"]
-    assert "agent fail" not in cov["actions"]
-    assert cov["properties"]["FailureEndsWithErrorIdle"]["armed"] == 0 and "FailureEndsWithErrorIdle" in cov["vacuous"]
+    assert "client cancel" not in cov["actions"]
+    assert cov["properties"]["CancelEndsWithCancelled"]["armed"] == 0 and "CancelEndsWithCancelled" in cov["vacuous"]
+    cancelled = simulate(SimParams(spec="rfd", sessions=5, seed=1, cancel=0.5)).to_json()["coverage"]
+    assert cancelled["actions"]["agent end_cancelled"] > 0
+    assert cancelled["properties"]["CancelEndsWithCancelled"]["armed"] > 0
+    assert "CancelEndsWithCancelled" not in cancelled["vacuous"]

@@ -106,12 +106,13 @@ def test_the_matrix_keeps_the_promises_it_makes_about_itself(fresh):
         assert differs != (name in matrix["no_difference"]), name
         if name in matrix["no_difference"]:
             assert matrix["no_difference"][name] != NO_DIFFERENCE_DEFAULT, f"{name}: say why the goals cannot tell"
-    for name, rule in (("v2-draft", "SuccessCarriesInsertedId"), ("reuse-jsonrpc-id", "SuccessCarriesInsertedId"),
-                       ("reuse-jsonrpc-id-proxy", "SuccessCarriesInsertedId"),
-                       ("ack-before-insertion", "SuccessOnlyAfterInsertion"),
-                       ("prompt-as-notification", "EveryPromptAnswered")):
+    for name, rule in (("v2-draft", "PromptResultCarriesMessageId"), ("reuse-jsonrpc-id", "PromptResultCarriesMessageId"),
+                       ("reuse-jsonrpc-id-proxy", "PromptResultCarriesMessageId"),
+                       ("ack-before-insertion", "ResponsesFollowInsertion"),
+                       ("prompt-as-notification", "PromptsAnswered"), ("v1", "PromptResultCarriesMessageId")):
         assert cells[name][rule] == "by design", (name, rule)
-    assert cells["client-correlation-token"]["SuccessCarriesInsertedId"] == "holds"  # paired with the messageId
+    assert cells["client-correlation-token"]["PromptResultCarriesMessageId"] == "holds"  # paired with the messageId
+    assert not matrix["unlisted"]  # every other rule monitor holds on every row (or is declared)
     assert cells["client-correlation-token"]["LostResponseRecoverable"] == "holds"  # the credit the RFD grants
     assert cells["rfd-as-written"]["StateAgrees"] == "violated"  # deferring state sync costs this
     assert {v["verdict"] for v in matrix["verdicts"].values()} <= {"confirmed", "refuted", "partly confirmed",

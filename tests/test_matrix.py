@@ -49,8 +49,8 @@ def test_a_cell_the_variant_breaks_by_definition_is_by_design_never_a_finding(mo
     _small(monkeypatch, "report-order")
     result = mx.run_matrix(["v2-draft", "ack-before-insertion", "prompt-as-notification"], None, 1, None, None,
                            "serial")
-    for name, rule in (("v2-draft", "SuccessCarriesInsertedId"), ("ack-before-insertion", "SuccessOnlyAfterInsertion"),
-                       ("prompt-as-notification", "EveryPromptAnswered")):
+    for name, rule in (("v2-draft", "PromptResultCarriesMessageId"), ("ack-before-insertion", "ResponsesFollowInsertion"),
+                       ("prompt-as-notification", "PromptsAnswered")):
         assert result["cells"][name][rule] == "by design", (name, rule)
         assert result["details"][name][rule]["confirmed"]  # the declaration is true: the model breaks it
         assert rule not in result["verdicts"][name]["rule_findings"]
@@ -120,7 +120,7 @@ def test_matrix_cli_json_and_a_spec_file_row(tmp_path, monkeypatch):
     data = json.loads(out)
     assert code == 0, err
     assert data["specs"] == ["rfd", "my-early-ack"]
-    assert data["cells"]["my-early-ack"]["SuccessOnlyAfterInsertion"] == "violated"  # caught by the right rule
+    assert data["cells"]["my-early-ack"]["ResponsesFollowInsertion"] == "violated"  # caught by the right rule
     assert data["cells"]["my-early-ack"]["OutcomeKnown"] == "violated"
     assert data["verdicts"]["my-early-ack"]["verdict"] == "no claim"
 
@@ -130,12 +130,12 @@ def test_runs_merged_as_identical_explore_the_same_model():
     the variant itself finds the same states and the same violations as exploring rfd."""
     from acplab.model.acp.goals import GOALS
     from acplab.model.acp.model import AcpModel
-    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.monitor_set import monitor_set
     from acplab.model.acp.spec import RFD
     from acplab.model.engine import explore
 
     def outcome(spec, bounds):
-        model = AcpModel(spec, bounds, monitors=ALL_MONITORS + GOALS, symmetry=True, continue_after_violation=True)
+        model = AcpModel(spec, bounds, monitors=monitor_set() + GOALS, symmetry=True, continue_after_violation=True)
         r = explore(model, expand_violating=True)
         return r.stats.states, sorted((v.property.name, len(v.path)) for v in r.violations)
 
@@ -150,7 +150,21 @@ def test_runs_merged_as_identical_explore_the_same_model():
     assert merged >= 10
 
 
-def test_the_rules_table_has_every_rule_monitor_once():
-    from acplab.model.acp.monitors import ALL_MONITORS
+def test_the_rules_table_has_every_monitor_the_model_reaches_once():
+    """Its columns: every client-view monitor and every rule monitor a model mutant breaks; the rest run too
+    and a violation of one is listed under ``unlisted``."""
+    from acplab.model.acp.killers import KILLERS
+    from acplab.model.acp.monitor_set import monitor_names
+    from acplab.model.acp.monitors import CLIENT_MONITORS
 
-    assert sorted(mx.PROPERTIES) == sorted(m.name for m in ALL_MONITORS)
+    assert len(mx.PROPERTIES) == len(set(mx.PROPERTIES)) and set(mx.PROPERTIES) <= set(monitor_names())
+    reached = {p for p, pairs in KILLERS.items() if p in monitor_names()}
+    assert reached | {m.name for m in CLIENT_MONITORS} == set(mx.PROPERTIES)
+
+
+def test_a_violation_of_an_unlisted_rule_monitor_is_reported_and_fails_rfd():
+    rows = [mx.Row("rfd", "rfd")]
+    runs = [{"scenario": "report-order", "complete": True, "states": 1, "seconds": 0.0, "rules": [],
+             "violations": [{"property": "WellFormedJsonRpc", "length": 3, "files": [], "sentence": "x"}]}]
+    matrix = mx.assemble(rows, runs, {"rfd": [0]}, 0.0)
+    assert matrix["unlisted"] == {"rfd": ["WellFormedJsonRpc"]} and mx.rfd_exit_code(matrix) == 1

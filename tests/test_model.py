@@ -99,7 +99,7 @@ def test_early_success_counterexample_is_pinned():
         "  2. network delivers c1's next message to the agent\n"
         "       agent receives session/prompt #1 [\"hi\"]\n"
         "       agent -> c1  sends result #1 {messageId: m1}\n\n"
-        "violation: response #1 on c1 succeeds, but its message was never inserted\n"
+        "violation: session/prompt #1 on c1 succeeds before its message was inserted (P3, P7)\n"
     )
 
 

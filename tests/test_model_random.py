@@ -7,10 +7,13 @@ while busy, hooks before insertion, early IDs, work of its own).  Any violation 
 Hypothesis shrinks the choice sequence to a short one.
 """
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from acplab.model.acp.killers import MUTANT_RULES
 from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.render.traces import step_trace
 from acplab.model.acp.spec import SPECS
@@ -44,8 +47,11 @@ def machine_for(spec_name: str, bounds: Bounds = BIG):
         @invariant()
         def no_rule_is_broken(self):
             if self.world.violation is not None:
-                name, sentence = self.world.violation
-                raise AssertionError(step_trace(self.model, self.steps, f"{name} violated", sentence))
+                # every property the last step broke (the model records them all: one can show another's fault)
+                found = (self.world.violation,) + tuple(self.world.more)
+                title = ", ".join(name for name, _ in found) + " violated"
+                said = "\n".join(f"{name}: {sentence}" for name, sentence in found)
+                raise AssertionError(step_trace(self.model, self.steps, title, said))
 
     return AcpRun
 
@@ -68,4 +74,11 @@ def test_random_runs_find_mutants_and_shrink_them(mutant):
                              suppress_health_check=list(HealthCheck))
     with pytest.raises(AssertionError) as failure:
         test("runTest").runTest()
-    assert SPECS[mutant].breaks in str(failure.value)
+    breaks = SPECS[mutant].breaks
+    said = str(failure.value)
+    assert breaks in said.splitlines()[0]
+    # its finding cites at least one of the rules the mutant breaks
+    [finding] = [line for line in said.splitlines() if line.startswith(f"{breaks}: ") or
+                 line.startswith(f"violation: {breaks}: ")]
+    cited = re.search(r"\(([A-Z]+[0-9]+(?:, [A-Z]+[0-9]+)*)\)$", finding)
+    assert cited and set(cited.group(1).split(", ")) & set(MUTANT_RULES[mutant]), finding

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from acplab.model.acp import client as cl
-from acplab.model.acp.killers import KILLERS, Claim, claims, property_names, reproduce, shorter_exists
+from acplab.model.acp.killers import (KILLERS, MUTANT_RULES, Claim, capture_killers, claims, property_names, reproduce,
+                                      shorter_exists)
 from acplab.model.acp.model import AcpModel
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import MUTANTS, RFD, SPECS
@@ -24,7 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_property_has_a_killer_and_every_claim_names_real_things():
-    assert set(KILLERS) == set(property_names())
+    """A model mutant, or (for a rule monitor no model behaviour reaches) a capture case that trace check flags
+    (re-checked in tests/test_rule_monitors.py)."""
+    assert set(KILLERS) | set(capture_killers()) >= set(property_names())
+    assert set(KILLERS) <= set(property_names())
     for name, pairs in KILLERS.items():
         assert pairs, f"{name} has no killer"
         for spec, scenario in pairs:
@@ -35,6 +39,15 @@ def test_every_mutant_is_claimed_as_a_killer_of_the_property_it_breaks():
     claimed = {(c.property, c.spec) for c in claims()}
     for name, spec in MUTANTS.items():
         assert (spec.breaks, name) in claimed, name
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_each_mutant_is_caught_citing_a_rule_it_breaks(name):
+    """The catching monitor checks several rules; its finding names one the mutant breaks (MUTANT_RULES)."""
+    claim = next(c for c in claims() if c.spec == name and c.property == SPECS[name].breaks)
+    v = reproduce(claim)
+    cited = v.sentence.rsplit("(", 1)[-1].rstrip(")").split(", ")
+    assert set(cited) & set(MUTANT_RULES[name]), (name, v.sentence)
 
 
 @pytest.mark.parametrize("claim", claims(), ids=lambda c: f"{c.property}-{c.spec}-{c.scenario}")
@@ -52,9 +65,11 @@ def test_properties_listing_has_the_contract_fields():
     assert [r["name"] for r in rows] == property_names()
     for r in rows:
         assert set(r) >= {"name", "expectation", "rules", "wire", "killed_by"}
-        assert r["expectation"] in ("always", "eventually") and r["rules"] and r["killed_by"]
+        assert r["expectation"] in ("always", "eventually") and r["killed_by"]
+        assert r["rules"] or r["name"] == "WellFormedJsonRpc"  # JSON-RPC 2.0 framing: no catalogue rule
     by_name = {r["name"]: r for r in rows}
-    assert by_name["EveryPromptAnswered"]["expectation"] == "eventually"
+    assert by_name["PromptsAnswered"]["expectation"] == "eventually"
+    assert {"capture": "no-jsonrpc-member", "rule": None} in by_name["WellFormedJsonRpc"]["killed_by"]
     assert by_name["ErrorIdleCarriesErrorObject"]["level"] == "warning"
 
 
@@ -70,11 +85,11 @@ def test_weak_fairness_keeps_silent_work_from_being_a_counterexample():
     unfair.fairness_class = lambda action: None
     violations = explore(unfair).violations
     assert violations and all(v.path.loop_start is not None for v in violations)
-    assert "RunningEndsInIdle" in {v.property.name for v in violations}
+    assert "WorkEndsWithIdle" in {v.property.name for v in violations}
 
 
 def test_work_that_never_ends_is_a_lasso_told_as_a_story():
-    v = reproduce(Claim("RunningEndsInIdle", "never-idles", "report-order"))
+    v = reproduce(Claim("WorkEndsWithIdle", "never-idles", "report-order"))
     path = v.path
     states = path.states()
     assert path.loop_start is not None and states[-1] == states[path.loop_start]

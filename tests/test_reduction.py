@@ -10,7 +10,8 @@ argument's local conditions on every reachable state the rule reduces.
 import pytest
 
 from acplab.model.acp.model import AcpModel, quiescent
-from acplab.model.acp.monitors import ALL_MONITORS
+from acplab.model.acp.monitor_set import monitor_set
+from acplab.model.acp.monitors import CLIENT_MONITORS
 from acplab.model.acp.reduction import REVIEWED, reduce, source_digest, why_not
 from acplab.model.acp.scenarios import DEFAULT, SCENARIOS
 from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
@@ -104,10 +105,10 @@ def test_the_argument_covers_this_model_and_refuses_others():
     unordered = AcpModel(RFD, DEFAULT.bounds._replace(ordered=False))
     assert "unordered" in why_not(unordered)
 
-    class Stranger(type(ALL_MONITORS[0])):
+    class Stranger(type(CLIENT_MONITORS[0])):
         name = "Stranger"
 
-    odd = AcpModel(RFD, DEFAULT.bounds, monitors=ALL_MONITORS + (Stranger(),))
+    odd = AcpModel(RFD, DEFAULT.bounds, monitors=monitor_set() + (Stranger(),))
     assert "Stranger" in why_not(odd)
     assert reduce(odd) is not None and not hasattr(odd, "ample")
 

@@ -1,4 +1,4 @@
-"""Every rule monitor can fail: one hand-built capture per rule it checks (tests/wire_cases.py), and conformant
+"""Every rule monitor can fail: one hand-built capture per rule it checks (model/acp/rules/cases.py), and conformant
 traffic passes."""
 
 import json
@@ -9,7 +9,7 @@ from acplab.model.acp.rules import MONITOR_CLASSES, catalogue, monitors_of_rule,
 from acplab.model.trace.check import check_capture
 from acplab.model.trace.sidecar import write_sidecar
 
-from wire_cases import CASES, S, records, start, turn
+from acplab.model.acp.rules.cases import CASES, S, records, start, turn
 
 
 def _check(tmp_path, items, events=(), complete=False):
@@ -59,7 +59,7 @@ def test_conformant_traffic_passes(tmp_path):
     assert "P14" in {r for v in v1.violations for r in v.rules}  # the client half of P14 holds in v1 as well
 
 
-from wire_cases import SID, areq, chunk, note, prompt, req, res, state, tool, upd, user  # noqa: E402
+from acplab.model.acp.rules.cases import SID, areq, chunk, note, prompt, req, res, state, tool, upd, user  # noqa: E402
 
 CONFORMANT = {
     "prompt-joins-running-work": S + [prompt(2, "one"), state("running"), res(2, {"messageId": "m1"}), user("m1", "one"),

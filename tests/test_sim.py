@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from acplab.model.acp.killers import MUTANT_RULES
 from acplab.model.acp.spec import SPECS
 from acplab.simulations.params import SimParams
 from acplab.simulations.runtime import Session, build_model, run_seed
@@ -88,6 +90,10 @@ def test_mutants_are_caught_live_with_artefacts(spec, tmp_path):
     for f in files:
         assert Path(f).stat().st_size > 0
     assert breaks in Path(files[0]).read_text()
+    # the finding cites at least one of the rules the mutant breaks (a rule monitor checks several)
+    first = summary["violations"]["first"][breaks]["sentence"]
+    cited = re.search(r"\(([A-Z]+[0-9]+(?:, [A-Z]+[0-9]+)*)\)$", first)
+    assert cited and set(cited.group(1).split(", ")) & set(MUTANT_RULES[spec]), first
     assert Path(files[2]).read_text().lstrip().startswith(("sequenceDiagram", "---"))
     records = [json.loads(line) for line in Path(files[1]).read_text().splitlines()]
     assert records and all({"seq", "t", "conn", "dir", "msg"} <= set(r) for r in records)
@@ -98,7 +104,9 @@ def test_stop_ends_the_simulation_at_the_first_violation():
     p = SimParams(spec="client-matches-by-content", clients=2, sessions=50, on_violation="stop", seed=4)
     summary = simulate(p).to_json()
     assert summary["violations"]["runs"] == 1 and summary["stopped_early"]
-    assert summary["runs"] == summary["violations"]["first"]["ClientNeverGuesses"]["run"] + 1
+    first = summary["violations"]["first"]["ClientsLinkByResponse"]
+    assert summary["runs"] == first["run"] + 1
+    assert "by content" in first["sentence"] and "(P9" in first["sentence"]
 
 
 def test_continue_measures_replay_duplicates():

@@ -21,7 +21,8 @@ from acplab.simulations.runtime import Session, build_model, run_seed
 
 CONFIGS = {
     "rfd": (dict(spec="rfd", sessions=20, seed=3), "d6578480f3583410"),
-    "error-after-insertion": (dict(spec="error-after-insertion", sessions=20, seed=3, fail=0.2), "5eae51e0f5eb630c"),
+    # issue 12: the schedule unchanged, its violations now named ResponsesFollowInsertion (ErrorResponseMeansNotInserted)
+    "error-after-insertion": (dict(spec="error-after-insertion", sessions=20, seed=3, fail=0.2), "87ad59e329db8d47"),
     "replay-without-reset": (dict(spec="replay-without-reset", sessions=20, seed=3, disconnect_rate=0.1),
                              "7d069339a6045876"),
     "every-fault": (dict(spec="rfd", clients=3, sessions=20, seed=5, drop=0.05, disconnect_rate=0.1, cancel=0.3,

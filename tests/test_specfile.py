@@ -27,9 +27,9 @@ def _file(tmp_path, text, name="v.toml"):
 
 def test_a_file_is_a_preset_with_some_switches_changed(tmp_path):
     spec = specfile.load(_file(tmp_path, 'name = "x"\nbase = "v2-draft"\n[switches]\nstale_error = true\n'
-                                         '[by_design]\nSuccessCarriesInsertedId = "the draft"\n'))
+                                         '[by_design]\nPromptResultCarriesMessageId = "the draft"\n'))
     assert spec == VARIANTS["v2-draft"]._replace(name="x", stale_error=True, description=spec.description,
-                                                 by_design=(("SuccessCarriesInsertedId", "the draft"),))
+                                                 by_design=(("PromptResultCarriesMessageId", "the draft"),))
     assert "v2-draft with stale_error=True" in spec.description
     assert "x" not in SPECS  # loaded, not registered
     specfile.register(spec)
@@ -64,6 +64,7 @@ def test_a_bad_switch_is_one_line_exit_2_naming_the_known_switches(tmp_path, tex
     ('name = "x"\nbase = "nope"\n', "unknown base 'nope'; known presets: rfd, rfd-as-written"),
     ('name = "x"\n[by_design]\nNoHang = "no"\n', "goals are design-neutral"),
     ('name = "x"\n[by_design]\nNoSuchRule = "no"\n', "unknown property 'NoSuchRule'"),
+    ('name = "x"\n[by_design]\nEveryPromptAnswered = "no"\n', "EveryPromptAnswered was replaced by PromptsAnswered"),
     ('name = \n', "not TOML"),
 ])
 def test_bad_files_are_one_line_exit_2(tmp_path, text, says):
@@ -79,7 +80,7 @@ def test_check_catches_a_file_variant_by_the_right_rule(tmp_path):
     assert code == 1, err
     assert data["spec"] == "ack-at-receipt"
     first = min((v for v in data["violations"] if v["trace_length"]), key=lambda v: v["trace_length"])
-    assert first["property"] == "SuccessOnlyAfterInsertion" and first["rules"] == ["P3", "P7"]
+    assert first["property"] == "ResponsesFollowInsertion" and first["sentence"].endswith("(P3, P7)")
 
 
 def test_spec_and_spec_file_are_exclusive(tmp_path):
@@ -106,4 +107,4 @@ def test_the_readmes_variant_file_works_as_the_readme_says(tmp_path):
                              "--out", str(tmp_path / "o"))
     assert code == 1, err
     lengths = {v["property"]: v["trace_length"] for v in json.loads(out)["violations"]}
-    assert lengths["SuccessOnlyAfterInsertion"] == 2  # as the README says
+    assert lengths["ResponsesFollowInsertion"] == 2  # as the README says

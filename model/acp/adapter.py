@@ -34,61 +34,12 @@ from .observer import FIELDS, Dispatch, Frontend, classify, close_obs, internal_
 from .rules import make_monitors
 from .state import SESSION
 
-#: The swap after issue 13: the model monitors (:mod:`.monitors`) each rule monitor replaces.  The
-#: explorer's ALL_MONITORS then holds these rule monitors (through :class:`RuleMonitors`) and the
-#: model monitors in :data:`KEPT_MODEL_MONITORS`, which judge what clients show (no wire, no event).
-REPLACES = {
-    "InsertedIdsDistinct": ("DistinctMessageIds", "RejectedIdsNeverSurface"),
-    "AcceptedMessagesReportedLive": ("AcceptedMessageReportedLive",),
-    "ToolCallsSettleBeforeIdle": ("ToolCallsTerminalBeforeIdle", "NothingOfEndedWorkAfterIdle"),
-    "ReplayResetsBeforeChunks": ("ReplayResetsBeforeChunks",),
-    "PromptsAnswered": ("EveryPromptAnswered",),
-    "PromptResultCarriesMessageId": ("SuccessCarriesInsertedId",),
-    "ResponsesFollowInsertion": ("SuccessOnlyAfterInsertion", "SuccessCarriesInsertedId",
-                                 "ErrorResponseMeansNotInserted", "CancelRequestErrorOnlyBeforeInsertion",
-                                 "RejectedIdsNeverSurface"),
-    "WorkReportedByState": ("WorkEndsWithOneIdle", "FailureEndsWithErrorIdle"),
-    "WorkEndsWithIdle": ("WorkEndsWithOneIdle", "RunningEndsInIdle"),
-    "RequiresActionResolves": ("RunningEndsInIdle",),
-    "StateUpdatesWellFormed": ("FailureEndsWithErrorIdle",),
-    "ErrorIdleCarriesErrorObject": ("ErrorIdleCarriesErrorObject",),
-    "CancelEndsWithCancelled": ("CancelledWorkEndsCancelled",),
-    "HeldPromptsWithdrawnOnCancel": ("CancelWithdrawsHeldPrompts",),
-    "CancelRequestMatchesSender": ("CancelRequestMatchesSender",),
-    "UserMessageReportedInPlace": ("UserMessageReportedInPlace",),
-    "RetainedMessagesReplayed": ("ReplayKeepsIds",),
-    "CommandsRunOnce": ("CommandsNeverReexecuted",),
-    "ClientsLinkByResponse": ("ClientNeverGuesses", "BindingsMatchTruth"),
-}
-KEPT_MODEL_MONITORS = ("ResponseNotHeldForWorkEnd", "OutcomeVisible", "OneMessagePerSubmission", "ViewMatchesHistory",
-                       "StateViewMatches", "FeedFollowsHistory")
-#: trace proxies for internal rules, and wire checks an exact internal one supersedes: redundant where the
-#: model's internal events are at hand, and their history (which user messages looked like which prompt,
-#: which IDs a success carried) would tell explored states apart
-PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNotRerun", "AgentWorkReportsRunning",
-           "MessageIdsDistinct")
-
 #: the model's event kinds the adapter turns into observations
 KINDS = frozenset({"send", "deliver", "cut", "insert", "assign_id", "reject", "work_start", "work_end", "fail",
                    "execute", "bind", "restart"})
 
 #: model event kind -> sidecar event name (where they differ)
 SIDECAR_NAMES = {"assign_id": "assign"}
-
-
-def rule_monitor_set(spec) -> tuple:
-    """The explorer's monitors when they are the trace checker's classes (``check --monitors rules``).
-
-    The model monitors that judge what clients show (:data:`KEPT_MODEL_MONITORS`: no capture carries a
-    client's screen) and every rule monitor but the trace proxies, each its own property, all fed by one
-    front end.  The model monitors the rule monitors replace (:data:`REPLACES`) are left out.
-    """
-    from .monitors import ALL_MONITORS
-
-    replaced = {old for olds in REPLACES.values() for old in olds}
-    kept = tuple(m for m in ALL_MONITORS if m.name not in replaced)
-    rules = [m for m in make_monitors(switches_for(spec)) if m.name not in PROXIES]
-    return kept + (RuleMonitors(rules, spec=spec, name="RuleMonitors", members_as_properties=True),)
 
 
 def switches_for(spec) -> Switches:

@@ -30,7 +30,7 @@ from . import events as ev
 from . import network as net
 from .enabling import EnabledActions
 from .events import Action
-from .monitors import ALL_MONITORS, Monitor
+from .monitors import Monitor
 from .spec import Spec
 from .state import Agent, Budget, Client, Link, World, replace_at
 
@@ -121,12 +121,16 @@ class AcpModel(EnabledActions):
     deadlock_property = NO_STUCK_STATE
 
     def __init__(self, spec: Spec, bounds: Bounds, witnesses=(), symmetry: bool = False,
-                 monitors: tuple[Monitor, ...] = ALL_MONITORS, continue_after_violation: bool = False) -> None:
+                 monitors: tuple[Monitor, ...] | None = None, continue_after_violation: bool = False) -> None:
         #: keep stepping after a violation (each state records only its own step's violation)
         self.continue_after_violation = continue_after_violation
         self.spec = spec
         self.bounds = bounds
         self.opts = bounds.options()
+        if monitors is None:  # the one monitor set (issue 12): the trace checker's rule monitors and the client view
+            from .monitor_set import monitor_set
+
+            monitors = monitor_set()
         self.monitors = monitors
         self.witnesses = tuple(witnesses)
         self.symmetry = symmetry
@@ -140,6 +144,9 @@ class AcpModel(EnabledActions):
         self._warning = frozenset(m.name for g in monitors for m in _members(g) if m.level == "warning")
         #: per monitor, the bookkeeping at which it watches nothing (_UNARMED: it keeps none)
         self._rest = [m.initial if m.keeps_bookkeeping else _UNARMED for m in monitors]
+        #: monitor index -> its members' initial books, for a group whose members are properties (coverage)
+        self._groups = {k: m.initial[1] for k, m in enumerate(monitors)
+                        if getattr(m, "members_as_properties", False)}
         if symmetry:
             from .symmetry import canonical_hasher
 
@@ -266,8 +273,10 @@ class AcpModel(EnabledActions):
         violation = warning = None
         more: list = []
         armed: list | None = None  # indices of the monitors some event of the step armed
+        members_armed: set | None = None  # (group index, member index) of the group members it armed
         warns = self._warning
         rest = self._rest
+        groups = self._groups
         for e in events:
             for k, m in self._by_kind.get(e.kind, ()):
                 if mon is None:
@@ -275,7 +284,9 @@ class AcpModel(EnabledActions):
                 prev = mon[k]
                 state, bad = m.observe(prev, e, before, after)
                 mon[k] = state
-                if state is not prev and rest[k] is not _UNARMED and state != rest[k]:
+                if state is not prev and k in groups:
+                    members_armed = _members_armed(members_armed, k, groups[k], state[1], prev[1])
+                elif state is not prev and rest[k] is not _UNARMED and state != rest[k]:
                     if armed is None:
                         armed = [k]
                     elif k not in armed:
@@ -305,10 +316,14 @@ class AcpModel(EnabledActions):
             after = after._replace(violation=violation, more=tuple(more))
         if warning is not None or after.warning is not None:
             after = after._replace(warning=warning)
-        if armed is None:
+        if armed is None and members_armed is None:
             return after, ()
         # only those the step disarmed again: the others are armed in the next world, where coverage sees them
-        return after, tuple(self.monitors[k].name for k in armed if after.mon[k] == rest[k])
+        names = [self.monitors[k].name for k in armed or () if after.mon[k] == rest[k]]
+        for k, i in sorted(members_armed or ()):
+            if after.mon[k][1][i] == groups[k][i]:
+                names.append(self.monitors[k].monitors[i].name)
+        return after, tuple(names)
 
     def _epochs(self, w: World) -> tuple[int, ...]:
         return net.epochs(w)
@@ -451,6 +466,15 @@ def _members(monitor) -> tuple:
 def _findings(monitor, bad) -> tuple:
     """``(property name, sentence)`` pairs from what a monitor reported: a group names its member."""
     return ((monitor.name, bad),) if isinstance(bad, str) else bad
+
+
+def _members_armed(found: set | None, k: int, initial: tuple, books: tuple, before: tuple) -> set | None:
+    """Add the members of group ``k`` whose book an event moved away from its initial value."""
+    for i, book in enumerate(books):
+        if book is not before[i] and book != initial[i]:
+            found = found if found is not None else set()
+            found.add((k, i))
+    return found
 
 
 class Events(list):

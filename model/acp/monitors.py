@@ -1,75 +1,28 @@
-"""Rule monitors: observers of the event stream, each tied to RULES.md IDs.
+"""The model monitors that judge what clients show: the part of the monitor set no capture carries.
 
-The monitor protocol is :class:`~.monitors_base.Monitor`; the monitors live
-by area (:mod:`.monitors_response`, :mod:`.monitors_order`,
-:mod:`.monitors_outcome`, :mod:`.monitors_view`) and are gathered here, in
-the order that decides which one a step that breaks two rules reports.
-``acplab properties`` lists them with the specs that violate each one
-(:mod:`.killers`).
+Every rule of the RFD that the agent's side of a connection (or its internal
+events) can witness is judged by the trace checker's rule monitors
+(:mod:`.rules`, run in the model by :class:`~.adapter.RuleMonitors`; the
+whole set is :func:`~.monitor_set.monitor_set`).  What is left here reads a
+client's record, which no recording carries: what a client shows
+(``ViewMatchesHistory``, ``FeedFollowsHistory``, ``StateViewMatches``,
+``OneMessagePerSubmission``), what it knows of an outcome
+(``OutcomeVisible``), and whether a v1-style response holds the client until
+the work ends (``ResponseNotHeldForWorkEnd``).  The protocol is
+:class:`~.monitors_base.Monitor`.
 """
 
 from __future__ import annotations
 
-from .monitors_base import MESSAGE_UPDATES, TERMINAL_TOOL, Monitor  # noqa: F401 - the public protocol
-from .monitors_order import FeedFollowsHistory, NothingOfEndedWorkAfterIdle, UserMessageReportedInPlace
-from .monitors_outcome import (
-    CancelledWorkEndsCancelled,
-    ErrorIdleCarriesErrorObject,
-    FailureEndsWithErrorIdle,
-    OutcomeVisible,
-    RunningEndsInIdle,
-    StateViewMatches,
-    ToolCallsTerminalBeforeIdle,
-    WorkEndsWithOneIdle,
-)
-from .monitors_response import (
-    AcceptedMessageReportedLive,
-    CancelRequestErrorOnlyBeforeInsertion,
-    CancelRequestMatchesSender,
-    CancelWithdrawsHeldPrompts,
-    DistinctMessageIds,
-    ErrorResponseMeansNotInserted,
-    EveryPromptAnswered,
-    RejectedIdsNeverSurface,
-    ResponseNotHeldForWorkEnd,
-    SuccessCarriesInsertedId,
-    SuccessOnlyAfterInsertion,
-)
-from .monitors_view import (
-    BindingsMatchTruth,
-    ClientNeverGuesses,
-    CommandsNeverReexecuted,
-    OneMessagePerSubmission,
-    ReplayKeepsIds,
-    ReplayResetsBeforeChunks,
-    ViewMatchesHistory,
-)
+from .monitors_base import Monitor
+from .monitors_order import FeedFollowsHistory
+from .monitors_outcome import OutcomeVisible, StateViewMatches
+from .monitors_response import ResponseNotHeldForWorkEnd
+from .monitors_view import OneMessagePerSubmission, ViewMatchesHistory
 
-ALL_MONITORS: tuple[Monitor, ...] = (
-    SuccessOnlyAfterInsertion(),
-    SuccessCarriesInsertedId(),
-    DistinctMessageIds(),
-    RejectedIdsNeverSurface(),
-    AcceptedMessageReportedLive(),
-    ErrorResponseMeansNotInserted(),
-    CancelRequestErrorOnlyBeforeInsertion(),
-    CancelRequestMatchesSender(),
-    CancelWithdrawsHeldPrompts(),
-    WorkEndsWithOneIdle(),
-    RunningEndsInIdle(),
-    CancelledWorkEndsCancelled(),
-    FailureEndsWithErrorIdle(),
-    ErrorIdleCarriesErrorObject(),
-    ToolCallsTerminalBeforeIdle(),
-    UserMessageReportedInPlace(),
-    NothingOfEndedWorkAfterIdle(),
+#: in the order that decides which one a step that breaks two rules reports
+CLIENT_MONITORS: tuple[Monitor, ...] = (
     FeedFollowsHistory(),
-    ReplayKeepsIds(),
-    ReplayResetsBeforeChunks(),
-    CommandsNeverReexecuted(),
-    ClientNeverGuesses(),
-    BindingsMatchTruth(),
-    EveryPromptAnswered(),
     ResponseNotHeldForWorkEnd(),
     OneMessagePerSubmission(),
     ViewMatchesHistory(),
@@ -77,4 +30,4 @@ ALL_MONITORS: tuple[Monitor, ...] = (
     OutcomeVisible(),
 )
 
-__all__ = ["ALL_MONITORS", "MESSAGE_UPDATES", "Monitor", "TERMINAL_TOOL"] + [type(m).__name__ for m in ALL_MONITORS]
+__all__ = ["CLIENT_MONITORS", "Monitor"] + [type(m).__name__ for m in CLIENT_MONITORS]

@@ -140,18 +140,18 @@ RFD = Spec()
 
 MUTANTS: dict[str, Spec] = {
     "early-success": RFD._replace(
-        name="early-success", breaks="SuccessOnlyAfterInsertion", respond_at="receipt",
+        name="early-success", breaks="ResponsesFollowInsertion", respond_at="receipt",
         description="adapter answers success on an ID minted in advance, before the runtime inserts",
     ),
     "reused-id": RFD._replace(
-        name="reused-id", breaks="DistinctMessageIds", reuse_ids=True, description="a later insertion gets an ID already returned",
+        name="reused-id", breaks="InsertedIdsDistinct", reuse_ids=True, description="a later insertion gets an ID already returned",
     ),
     "error-after-insertion": RFD._replace(
-        name="error-after-insertion", breaks="ErrorResponseMeansNotInserted", failure_before_response="error_response",
+        name="error-after-insertion", breaks="ResponsesFollowInsertion", failure_before_response="error_response",
         description="a failure after insertion, before the response, is sent as a JSON-RPC error",
     ),
     "cancel-request-32800-after-insertion": RFD._replace(
-        name="cancel-request-32800-after-insertion", breaks="CancelRequestErrorOnlyBeforeInsertion", cancel_request_after_insertion="error",
+        name="cancel-request-32800-after-insertion", breaks="ResponsesFollowInsertion", cancel_request_after_insertion="error",
         description="$/cancel_request answers -32800 although the message was inserted",
     ),
     "replay-without-reset": RFD._replace(
@@ -159,31 +159,31 @@ MUTANTS: dict[str, Spec] = {
         description="chunked replay without the user_message content [] reset",
     ),
     "replay-new-ids": RFD._replace(
-        name="replay-new-ids", breaks="ReplayKeepsIds", replay_keeps_ids=False, description="replay mints fresh message IDs",
+        name="replay-new-ids", breaks="RetainedMessagesReplayed", replay_keeps_ids=False, description="replay mints fresh message IDs",
     ),
     "replay-reexecutes-command": RFD._replace(
-        name="replay-reexecutes-command", breaks="CommandsNeverReexecuted", replay_reexecutes_commands=True,
+        name="replay-reexecutes-command", breaks="CommandsRunOnce", replay_reexecutes_commands=True,
         description="replaying a retained command executes it again",
     ),
     "client-matches-by-content": RFD._replace(
-        name="client-matches-by-content", breaks="ClientNeverGuesses", client_correlation="content",
+        name="client-matches-by-content", breaks="ClientsLinkByResponse", client_correlation="content",
         description="the client binds a user_message to its pending prompt with equal content",
     ),
     "client-matches-by-order": RFD._replace(
-        name="client-matches-by-order", breaks="ClientNeverGuesses", client_correlation="order",
+        name="client-matches-by-order", breaks="ClientsLinkByResponse", client_correlation="order",
         description="the client binds a user_message to its oldest pending prompt",
     ),
     "no-idle-after-failure": RFD._replace(
-        name="no-idle-after-failure", breaks="WorkEndsWithOneIdle", failure_report="idle_silent",
+        name="no-idle-after-failure", breaks="WorkReportedByState", failure_report="idle_silent",
         description="a failure after insertion ends work without an idle state_update",
     ),
     # -- issue 13: liveness, placement, cancellation routing, IDs across rejection and restart --
     "never-answers": RFD._replace(
-        name="never-answers", breaks="EveryPromptAnswered", answers=False,
+        name="never-answers", breaks="PromptsAnswered", answers=False,
         description="the adapter inserts and reports a prompt but never sends its response",
     ),
     "never-idles": RFD._replace(
-        name="never-idles", breaks="RunningEndsInIdle", ends_work=False,
+        name="never-idles", breaks="WorkEndsWithIdle", ends_work=False,
         description="the runtime keeps working for ever: the work never ends and no idle comes",
     ),
     "late-echo": RFD._replace(
@@ -191,7 +191,7 @@ MUTANTS: dict[str, Spec] = {
         description="the user_message report may come after later output and after the idle of the work it started",
     ),
     "restart-resets-ids": RFD._replace(
-        name="restart-resets-ids", breaks="DistinctMessageIds", ids_survive_restart=False,
+        name="restart-resets-ids", breaks="InsertedIdsDistinct", ids_survive_restart=False,
         description="the message-ID counter starts again after an agent restart",
     ),
     "cancel-request-by-id-only": RFD._replace(
@@ -199,28 +199,28 @@ MUTANTS: dict[str, Spec] = {
         description="$/cancel_request is matched by request id across connections, not against the sender's own",
     ),
     "held-prompt-runs-after-cancel": RFD._replace(
-        name="held-prompt-runs-after-cancel", breaks="CancelWithdrawsHeldPrompts", cancel_withdraws_held=False,
+        name="held-prompt-runs-after-cancel", breaks="HeldPromptsWithdrawnOnCancel", cancel_withdraws_held=False,
         description="a prompt held when session/cancel arrives is drained and run afterwards",
     ),
     "id-leaked-after-rejection": RFD._replace(
-        name="id-leaked-after-rejection", breaks="RejectedIdsNeverSurface", withdrawn_ids="recycled",
+        name="id-leaked-after-rejection", breaks="InsertedIdsDistinct", withdrawn_ids="recycled",
         description="an ID assigned before insertion to a prompt later rejected is handed to the next message",
     ),
     "abort-fails-as-error": RFD._replace(
-        name="abort-fails-as-error", breaks="CancelledWorkEndsCancelled", abort_failure_stop="error",
+        name="abort-fails-as-error", breaks="CancelEndsWithCancelled", abort_failure_stop="error",
         description="an error raised while aborting cancelled work ends it with stopReason error",
     ),
     # -- so that every property can fail (acplab properties) --
     "suppressed-echo": RFD._replace(
-        name="suppressed-echo", breaks="AcceptedMessageReportedLive", echo=False,
+        name="suppressed-echo", breaks="AcceptedMessagesReportedLive", echo=False,
         description="the adapter never reports inserted prompts live (what several v1 adapters did, X01)",
     ),
     "report-under-runtime-id": RFD._replace(
-        name="report-under-runtime-id", breaks="SuccessCarriesInsertedId", report_id="runtime",
+        name="report-under-runtime-id", breaks="ResponsesFollowInsertion", report_id="runtime",
         description="the live report carries the runtime's own ID, not the one returned (X03's variant)",
     ),
     "tool-status-after-idle": RFD._replace(
-        name="tool-status-after-idle", breaks="ToolCallsTerminalBeforeIdle", tool_status_after_idle=True,
+        name="tool-status-after-idle", breaks="ToolCallsSettleBeforeIdle", tool_status_after_idle=True,
         description="a failure ends the work with idle error first and fails its tool call afterwards (X18)",
     ),
     "error-without-details": RFD._replace(
@@ -240,8 +240,8 @@ FINDINGS: dict[str, Spec] = {
 _V1_ONLY = "v1 has no state_update: a turn ends with the prompt response"
 _NO_MESSAGE_ID = "its result carries no messageId by definition"
 _ERROR_NOT_ON_IDLE = (
-    ("FailureEndsWithErrorIdle", "the alternative reports the failure outside the idle by definition"),
-    ("WorkEndsWithOneIdle", "the idle after the failure names no stop reason: the failure is reported elsewhere"),
+    ("WorkReportedByState", "the idle after the failure names no error stop reason: the alternative reports the "
+                            "failure outside the idle by definition"),
 )
 
 #: The published versions and the alternatives the RFD's FAQ rejects, each rendered as its proponents
@@ -252,7 +252,10 @@ VARIANTS: dict[str, Spec] = {
         name="rfd-as-written", state_sync_on_resume=False,
         description="the RFD as written: no current-state snapshot on resume (it names state sync a follow-up; "
                     "`rfd` takes the schema's S13)",
-        by_design=(("StateViewMatches", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),),
+        by_design=(("StateViewMatches", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
+                   ("ResumeSendsStateSnapshot", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
+                   ("WorkReportedByState", "without a snapshot on resume, work that ended while the only client was "
+                                           "away is never reported to it (S13 deferred)")),
     ),
     "v1": RFD._replace(
         name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",
@@ -261,14 +264,17 @@ VARIANTS: dict[str, Spec] = {
         agent_initiated_work=False, running_before_insertion=False,
         by_design=(
             ("ResponseNotHeldForWorkEnd", "v1's response ends the turn, so it waits for the work by definition"),
-            ("ErrorResponseMeansNotInserted", "v1 reports every failure, before or after insertion, as an error response"),
+            ("PromptResultCarriesMessageId", "v1's response carries a stopReason and no messageId by definition"),
+            ("ResponsesFollowInsertion", "v1 reports every failure, before or after insertion, as an error response"),
         ),
         not_applicable=(
-            ("RunningEndsInIdle", _V1_ONLY), ("UserMessageReportedInPlace", "v1 does not report user messages"),
-            ("ErrorIdleCarriesErrorObject", _V1_ONLY),
-            ("WorkEndsWithOneIdle", _V1_ONLY), ("FailureEndsWithErrorIdle", _V1_ONLY),
-            ("StateViewMatches", _V1_ONLY), ("ToolCallsTerminalBeforeIdle", _V1_ONLY),
-            ("AcceptedMessageReportedLive", "v1 does not require a live echo of the prompt"),
+            ("WorkEndsWithIdle", _V1_ONLY), ("RequiresActionResolves", _V1_ONLY),
+            ("UserMessageReportedInPlace", "v1 does not report user messages"),
+            ("ErrorIdleCarriesErrorObject", _V1_ONLY), ("WorkReportedByState", _V1_ONLY),
+            ("StateUpdatesWellFormed", _V1_ONLY), ("StateViewMatches", _V1_ONLY), ("ResumeSendsStateSnapshot", _V1_ONLY),
+            ("LocalCommandsFollowLifecycle", "v1 reports no user messages: a local command has no lifecycle to follow"),
+            ("ToolCallsSettleBeforeIdle", _V1_ONLY),
+            ("AcceptedMessagesReportedLive", "v1 does not require a live echo of the prompt"),
             ("ViewMatchesHistory", "v1 user messages carry no ID to compare views by"),
             ("ViewsConverge", "v1 reports no user message live: a v1 client shows its own prompts as local copies"),
             ("OneMessagePerSubmission", "v1 clients keep their local copy as the message"),
@@ -277,7 +283,7 @@ VARIANTS: dict[str, Spec] = {
     "v2-draft": RFD._replace(
         name="v2-draft", response="empty",
         description="the v2 draft (2026-08-22): the response at acceptance is an empty result {}",
-        by_design=(("SuccessCarriesInsertedId", "the draft's `{}`: " + _NO_MESSAGE_ID + " (D1)"),),
+        by_design=(("PromptResultCarriesMessageId", "the draft's `{}`: " + _NO_MESSAGE_ID + " (D1)"),),
     ),
     "client-correlation-token": RFD._replace(
         name="client-correlation-token", client_correlation="token",
@@ -289,8 +295,8 @@ VARIANTS: dict[str, Spec] = {
         description="two-phase: the response acknowledges receipt under a reserved messageId; the user_message "
                     "reports insertion, a prompt_rejected update a later rejection",
         by_design=(
-            ("SuccessOnlyAfterInsertion", "the success is a receipt by definition (P3 ties it to insertion)"),
-            ("AcceptedMessageReportedLive", "a receipt is not an insertion: a prompt rejected after it is never "
+            ("ResponsesFollowInsertion", "the success is a receipt by definition (P3 ties it to insertion)"),
+            ("AcceptedMessagesReportedLive", "a receipt is not an insertion: a prompt rejected after it is never "
                                             "reported as a user message, by design"),
         ),
         no_difference="a receipt followed by the insertion report or a rejection signal meets every goal the RFD "
@@ -300,15 +306,14 @@ VARIANTS: dict[str, Spec] = {
     "reuse-jsonrpc-id": RFD._replace(
         name="reuse-jsonrpc-id", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
         description="the JSON-RPC request id is the message identity",
-        by_design=(("SuccessCarriesInsertedId", "the request id is the identity: " + _NO_MESSAGE_ID),
-                   ("ClientNeverGuesses", "the client derives the message's ID from its own request id by definition")),
+        by_design=(("PromptResultCarriesMessageId", "the request id is the identity: " + _NO_MESSAGE_ID),
+                   ("ClientsLinkByResponse", "the client derives the message's ID from its own request id by definition")),
     ),
     "reuse-jsonrpc-id-proxy": RFD._replace(
         name="reuse-jsonrpc-id-proxy", message_ids="jsonrpc_id", response="empty", client_correlation="jsonrpc_id",
         proxy_id_offset=100,
         description="the JSON-RPC request id is the message identity, behind a proxy that rewrites ids",
-        by_design=(("SuccessCarriesInsertedId", "the request id is the identity: " + _NO_MESSAGE_ID),
-                   ("ClientNeverGuesses", "the client derives the message's ID from its own request id by definition")),
+        by_design=(("PromptResultCarriesMessageId", "the request id is the identity: " + _NO_MESSAGE_ID),),
     ),
     "client-chosen-id": RFD._replace(
         name="client-chosen-id", message_ids="client_chosen",
@@ -317,13 +322,14 @@ VARIANTS: dict[str, Spec] = {
     "prompt-as-notification": RFD._replace(
         name="prompt-as-notification", respond_at="never",
         description="the prompt is a fire-and-forget notification: no response, no error; the client does not guess",
-        by_design=(("EveryPromptAnswered", "a notification has no response by definition"),),
+        by_design=(("PromptsAnswered", "a notification has no response by definition"),),
     ),
     "failed-state": RFD._replace(
         name="failed-state", failure_report="failed_state",
         description="a failure after insertion is a new `failed` state instead of idle with stopReason error",
-        by_design=(("WorkEndsWithOneIdle", "failed work ends in the new `failed` state, not an idle, by definition"),
-                   ("RunningEndsInIdle", "after `failed` no idle follows: the new state replaces it by definition")),
+        by_design=(("WorkReportedByState", "failed work ends in the new `failed` state, not an idle, by definition"),
+                   ("WorkEndsWithIdle", "after `failed` no idle follows: the new state replaces it by definition"),
+                   ("StateUpdatesWellFormed", "`failed` is a state the RFD does not define, by definition")),
     ),
     "separate-error-update": RFD._replace(
         name="separate-error-update", by_design=_ERROR_NOT_ON_IDLE, failure_report="error_update",

@@ -12,10 +12,10 @@
     rejection_signal = true
 
     [by_design]                          # optional: RFD rules it breaks by definition (never findings)
-    SuccessOnlyAfterInsertion = "the success is a receipt"
+    ResponsesFollowInsertion = "the success is a receipt"
 
     [not_applicable]                     # optional: properties it does not speak to
-    EveryPromptAnswered = "no request"
+    PromptsAnswered = "no request"
 
 ``acplab check|matrix|simulate --spec-file FILE`` load it; a loaded spec
 lives in :data:`.spec.USER_SPECS` for the process, never in the presets,
@@ -137,15 +137,16 @@ def _text(where: str, key: str, value) -> str:
 def _reasons(where: str, data: dict, key: str) -> tuple:
     """A ``[by_design]`` or ``[not_applicable]`` table: property name -> reason."""
     from .goals import GOAL_NAMES
-    from .monitors import ALL_MONITORS
+    from .monitor_set import RENAMED, monitor_names, unknown_monitor
 
     table = data.get(key, {})
     if not isinstance(table, dict):
         raise InputError(f"{where}: [{key}] must be a table of property = \"reason\"")
-    known = [m.name for m in ALL_MONITORS] + list(GOAL_NAMES) + list(bridge_property_names())
+    known = monitor_names() + list(GOAL_NAMES) + list(bridge_property_names())
     for prop, reason in table.items():
         if prop not in known:
-            raise InputError(f"{where}: [{key}] names unknown property {prop!r}; see `acplab properties`")
+            hint = unknown_monitor(prop) if prop in RENAMED else "see `acplab properties`"
+            raise InputError(f"{where}: [{key}] names unknown property {prop!r}; {hint}")
         _text(where, f"[{key}] {prop}", reason)
     if key == "by_design" and set(table) & set(GOAL_NAMES):
         raise InputError(f"{where}: [by_design] lists goals; goals are design-neutral, only rules can be by design")

@@ -97,22 +97,17 @@ class Search:
 # -- the three kinds of model ------------------------------------------------------------
 
 
-#: the explorer's monitor sets (``check --monitors``): the model's own monitors, or the trace checker's classes
-MONITOR_SETS = {
-    "model": "the model's monitors (they read the model's worlds and events)",
-    "rules": "the trace checker's rule monitors over what the agent's side of each connection sees and the "
-             "agent's internal events, plus the model monitors that judge what clients show",
-}
+#: what judges an ACP check (issue 12: one monitor set for the explorer, the simulator and trace check)
+MONITORS_FACT = ("the trace checker's rule monitors over what the agent's side of each connection sees and the "
+                 "agent's internal events, plus the model monitors that judge what clients show")
 
 
-def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, monitor_set: str = "model",
-              **overrides):
+def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides.
 
     With the scenario's own bounds its witnesses are required (a missing one
     is a violation); once the user changes a bound, a witness those bounds
-    cannot reach is only a warning that names it.  ``monitor_set`` is a key of
-    :data:`MONITOR_SETS`.
+    cannot reach is only a warning that names it.
     """
     from acplab.model.acp.model import AcpModel
     from acplab.model.acp.scenarios import DEFAULT, get_scenario
@@ -124,11 +119,7 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     changes = {k: v for k, v in overrides.items() if v is not None}
     bounds = scenario.bounds._replace(**changes)
     witnesses = [WITNESSES[w] for w in scenario.witnesses]
-    from acplab.model.acp.adapter import rule_monitor_set
-    from acplab.model.acp.monitors import ALL_MONITORS
-
-    monitors = rule_monitor_set(spec) if monitor_set == "rules" else ALL_MONITORS
-    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry, monitors=monitors)
+    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
     model.witnesses_required = bounds == scenario.bounds
     return model, scenario
 
@@ -197,18 +188,16 @@ def _bound_value(key: str, text: str, default):
     return int(text)
 
 
-def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool, monitor_set: str = "model") -> Target:
+def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) -> Target:
     from acplab.model.render.runview import acp_run
 
-    model, sc = acp_model(spec, scenario, symmetry, monitor_set, **bounds)
+    model, sc = acp_model(spec, scenario, symmetry, **bounds)
     where = f"spec {spec}, scenario {sc.name}"
     header = f"check {where}: bounds {bounds_text(model.bounds)}; symmetry {'on' if symmetry else 'off'}"
-    if monitor_set != "model":
-        header += f"; monitors {monitor_set}"
     facts = [("model", "acp (the ACP v2 prompt lifecycle)"), ("spec", f"{spec}: {model.spec.description}"),
              ("scenario", f"{sc.name}: {sc.description}"), ("bounds", bounds_text(model.bounds)),
              ("symmetry", "clients are interchangeable" if symmetry else "off"),
-             ("monitors", f"{monitor_set}: {MONITOR_SETS[monitor_set]}")]
+             ("monitors", MONITORS_FACT)]
 
     def write(base, model, path, title, violation, rules):
         return write_behaviour(base, model, path.actions_with_effects(), title, violation, rules,
@@ -224,9 +213,9 @@ def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool, mo
 
         return bound_warnings(model.bounds, actions)
 
-    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors={monitor_set}"
+    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors=rules"
     return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
-                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict(), monitors=monitor_set),
+                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()),
                   identity, prepare, unused)
 
 
@@ -482,25 +471,36 @@ def property_rows() -> list[dict]:
     its rules are context only).
 
     ``killed_by`` names the specs that violate the property and the scenario
-    in which they do (:mod:`acplab.model.acp.killers`; the tests re-check
-    every claim).
+    in which they do (:mod:`acplab.model.acp.killers`), and the hand-built
+    captures that make a rule monitor fail (:mod:`acplab.model.acp.rules.cases`);
+    the tests re-check every claim.
     """
     from acplab.model.acp.goals import GOALS
-    from acplab.model.acp.killers import KILLERS
+    from acplab.model.acp.killers import KILLERS, capture_killers
     from acplab.model.acp.model import NO_STUCK_STATE
-    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.monitor_set import monitor_properties
 
     def row(m, kind):
         return {"name": m.name, "kind": kind, "expectation": m.expectation, "level": m.level, "rules": list(m.rules),
-                "wire": m.wire, "description": m.description}
+                "wire": _on_the_wire(m), "description": m.description}
 
-    rows = [row(m, "rule") for m in ALL_MONITORS]
+    rows = [row(m, "rule") for m in monitor_properties()]
     rows.append({"name": NO_STUCK_STATE.name, "kind": "rule", "expectation": "always", "level": "error",
                  "rules": list(NO_STUCK_STATE.rules), "wire": False, "description": NO_STUCK_STATE.description})
     rows += [row(g, "goal") for g in GOALS]
+    captures = capture_killers()
     for row in rows:
-        row["killed_by"] = [{"spec": spec, "scenario": sc} for spec, sc in KILLERS.get(row["name"], ())]
+        row["killed_by"] = [{"spec": spec, "scenario": sc} for spec, sc in KILLERS.get(row["name"], ())] + \
+            [{"capture": case, "rule": rule} for case, rule in captures.get(row["name"], ())]
     return rows
+
+
+def _on_the_wire(m) -> bool:
+    """Whether ``trace check`` can judge the property from a capture alone (no sidecar, no client's screen)."""
+    group = getattr(m, "group", None)
+    if group is not None:  # a rule monitor: wire unless it needs the agent's internal events
+        return "internal" not in group.monitors[m.index].needs
+    return bool(getattr(m, "wire", False))
 
 
 def print_properties(rows: list[dict]) -> None:
@@ -509,6 +509,7 @@ def print_properties(rows: list[dict]) -> None:
     for r in rows:
         kind = r["expectation"] + (" (warning)" if r["level"] == "warning" else "") + (", wire" if r["wire"] else "")
         kind += ", goal" if r.get("kind") == "goal" else ""
-        killers = ", ".join(f"{k['spec']} in {k['scenario']}" for k in r["killed_by"]) or "NOTHING"
+        killers = ", ".join(f"{k['spec']} in {k['scenario']}" if "spec" in k else f"capture {k['capture']}" + (f" ({k['rule']})" if k["rule"] else "")
+                            for k in r["killed_by"]) or "NOTHING"
         click.echo(f"{r['name']:<{width}}  {kind} [{', '.join(r['rules'])}]: {r['description']}")
         click.echo(f"{'':<{width}}  killed by {killers}")

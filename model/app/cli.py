@@ -101,9 +101,6 @@ def _finite(ctx, param, value):
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other bound a scenario sets (failures, cancels, cancel_requests, restarts, imports, chunks, "
                    "tools, permission, contents=hi,yes, ...); repeatable.")
-@click.option("--monitors", "monitor_set", type=click.Choice(["model", "rules"]), default="model", show_default=True,
-              help="ACP: judge with the model's monitors, or with the trace checker's rule monitors (the classes "
-                   "`trace check` runs, fed what the agent's side of each connection sees and its internal events).")
 @click.option("--rms", type=int, default=None, callback=_int_in(1, "rms"), help="TwoPhase resource managers (default 3).")
 @click.option("--broken", is_flag=True, help="TwoPhase: let the TM commit without all Prepared.")
 @click.option("--max-states", type=int, default=None, callback=_int_in(1, "max_states"),
@@ -135,7 +132,7 @@ def _finite(ctx, param, value):
 @click.option("--seed", type=int, default=0, show_default=True, callback=_int_in(0, "seed"),
               help="Seed of the random walks.")
 @click.pass_context
-def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, monitor_set, rms,
+def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, rms,
           broken,
           max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet, workers, por,
           checkpoint, checkpoint_every, max_depth, walk, seed):
@@ -156,15 +153,14 @@ def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, d
     else:
         bounds = checking.parse_bounds(settings, clients=clients, prompts=prompts, drops=drops,
                                        disconnects=disconnects)
-        target = checking.acp_target(spec, scenario, bounds, symmetry is not False, monitor_set)
+        target = checking.acp_target(spec, scenario, bounds, symmetry is not False)
     search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth)
     sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts, search))
 
 
 #: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
 _CHECK_OPTIONS = {
-    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry",
-            "monitor_set"},
+    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
     "twophase": {"rms", "broken", "symmetry"},
     "bridge": {"spec"},
 }
@@ -264,6 +260,7 @@ def rules(rule_id, as_json, quiet):
 def specs(as_json, quiet):
     """List the spec variants and mutants, and the bridges' mutants, one line each."""
     from acplab.model.acp.bridges import MUTANT_INFO, MUTANTS as BRIDGE_MUTANTS, mutant_rules
+    from acplab.model.acp.killers import spec_rules
     from acplab.model.acp.spec import FINDINGS, MUTANTS, SPECS, VARIANTS
 
     rows = []
@@ -271,22 +268,13 @@ def specs(as_json, quiet):
         kind = "mutant" if name in MUTANTS else "finding" if name in FINDINGS else \
             "variant" if name in VARIANTS else "spec"
         rows.append({"name": name, "kind": kind, "model": "acp", "description": spec.description,
-                     "rules": list(_spec_rules(name))})
+                     "rules": list(spec_rules(name))})
     for model, mutants in BRIDGE_MUTANTS.items():
         for name in mutants:
             rows.append({"name": name, "kind": "bridge mutant", "model": f"bridge-{model}",
                          "description": f"bridge-{model}: {MUTANT_INFO[name][0]}",
                          "rules": list(mutant_rules(model, name))})
     _list_out(rows, as_json)
-
-
-def _spec_rules(name: str) -> tuple[str, ...]:
-    """The rules a mutant breaks: those of the monitor that must catch it."""
-    from acplab.model.acp.monitors import ALL_MONITORS
-    from acplab.model.acp.spec import SPECS
-
-    breaks = SPECS[name].breaks
-    return next((m.rules for m in ALL_MONITORS if m.name == breaks), ())
 
 
 @cli.command()

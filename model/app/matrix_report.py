@@ -77,6 +77,11 @@ def markdown(matrix: dict, link_base: str = "") -> str:
             "alternative that replaces the RFD's mechanism breaks some by definition (⊘): those cells restate "
             "its design and are not findings.", ""]
     out += _table(matrix, _acp_rows(matrix), matrix["properties"], link_base)
+    unlisted = matrix.get("unlisted", {})
+    out += ["", "The other rule monitors (JSON-RPC framing, session/close, background work, notices, v1's and the "
+            "bridges' wire rules) run on every ACP row too; " + (
+                "rows that break one: " + "; ".join(f"`{r}` {', '.join(names)}" for r, names in unlisted.items())
+                if unlisted else "no row breaks one") + "."]
     bridges = _bridge_rows(matrix)
     if bridges:
         out += ["", "## The bridges' rules", "", "The v1<->v2 bridges of the RFD (`model/acp/bridges.py`), each "

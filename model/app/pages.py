@@ -169,13 +169,13 @@ def _matrix_table(matrix, title, ident, props, rows, symbols, by_cell, lead) -> 
 
 def simulate_page(result, summary: dict) -> dict:
     """The report of ``acplab simulate``: parameters, metrics, coverage, and each monitor's first violating run."""
-    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.monitor_set import monitor_properties
     from acplab.model.render.mermaid import mermaid
     from acplab.model.render.runview import acp_steps, run_view, sequence_svg
     from acplab.simulations.coverage import window_warning
     from acplab.simulations.simulate import example_states, fmt, headline
 
-    rules = {m.name: m.rules for m in ALL_MONITORS}
+    rules = {m.name: m.rules for m in monitor_properties()}
     runs = []
     for name, (run, v) in sorted(result.examples.items()):
         model = result.model

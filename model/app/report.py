@@ -74,13 +74,24 @@ def coverage_json(result: Result, unused=()) -> dict:
     cov = result.coverage
     where = "" if result.complete else " (the search stopped early)"
     warnings = list(unused)
-    for name in cov.vacuous:
-        c = cov.properties[name]
-        states = "state" if c.evaluated == 1 else "states"
-        warnings.append(f"{name} was never armed in {c.evaluated:,} explored {states}{where}: it holds vacuously "
-                        "(nothing it watches happened)")
+    for evaluated, names in _by_count(cov.vacuous, cov.properties).items():
+        states = "state" if evaluated == 1 else "states"
+        if len(names) == 1:
+            warnings.append(f"{names[0]} was never armed in {evaluated:,} explored {states}{where}: it holds "
+                            "vacuously (nothing it watches happened)")
+        else:
+            warnings.append(f"{', '.join(names)} were never armed in {evaluated:,} explored {states}{where}: "
+                            f"these {len(names)} hold vacuously (nothing they watch happened)")
     return {"actions": dict(cov.actions), "properties": {n: c.json() for n, c in cov.properties.items()},
             "vacuous": cov.vacuous, "warnings": warnings}
+
+
+def _by_count(names, properties) -> dict[int, list[str]]:
+    """Vacuous properties grouped by the states they were evaluated on (one sentence per group)."""
+    out: dict[int, list[str]] = {}
+    for name in names:
+        out.setdefault(properties[name].evaluated, []).append(name)
+    return out
 
 
 def print_json(obj) -> None:

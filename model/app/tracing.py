@@ -67,8 +67,8 @@ def print_result(result: TraceResult, as_json: bool, echo=print, quiet: bool = F
 
 def rules_rows(rule_id: str | None = None) -> list[dict]:
     """``acplab rules``: ``{id, text, strength, checkable, monitors, mutants}`` per rule (or the one asked for)."""
-    from acplab.model.acp.adapter import KEPT_MODEL_MONITORS
-    from acplab.model.acp.monitors import ALL_MONITORS
+    from acplab.model.acp.killers import spec_rules
+    from acplab.model.acp.monitors import CLIENT_MONITORS
     from acplab.model.acp.rules import catalogue, monitors_of_rule
     from acplab.model.acp.spec import FINDINGS, MUTANTS
     from acplab.model.errors import InputError
@@ -76,13 +76,13 @@ def rules_rows(rule_id: str | None = None) -> list[dict]:
     rules = catalogue()
     if rule_id is not None and rule_id not in rules:
         raise InputError(f"unknown rule {rule_id!r}; the catalogue has {', '.join(rules)}")
-    old = {m.name: m.rules for m in ALL_MONITORS}
+    broken = {name: spec_rules(name) for name in {**MUTANTS, **FINDINGS}}
     rows = []
     for r in rules.values():
         if rule_id is not None and r.id != rule_id:
             continue
-        monitors = monitors_of_rule(r.id) + [n for n in KEPT_MODEL_MONITORS if r.id in old.get(n, ())]
-        mutants = [name for name, spec in {**MUTANTS, **FINDINGS}.items() if r.id in old.get(spec.breaks, ())]
+        monitors = monitors_of_rule(r.id) + [m.name for m in CLIENT_MONITORS if r.id in m.rules]
+        mutants = [name for name, rules in broken.items() if r.id in rules]
         rows.append({"id": r.id, "text": r.text, "strength": r.strength, "checkable": r.checkable,
                      "monitors": monitors, "mutants": mutants, "source": r.source, "wire_note": r.wire_note})
     return rows

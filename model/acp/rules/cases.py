@@ -1,9 +1,12 @@
-"""Small hand-built captures that break one rule each (the wire mutants of the rule monitors).
+"""Small hand-built captures that break one rule each: the wire mutants of the rule monitors.
 
 ``CASES`` maps a case name to ``(monitor, rule, level, complete, records, events)``:
 the capture (and optional sidecar events) must make ``monitor`` report ``rule``
-at ``level``.  Every monitor has at least one case: a monitor that nothing can
-make fail would be a defect.  Builders keep each case to a few lines.
+at ``level``.  Every rule monitor has at least one case: a monitor that nothing
+can make fail would be a defect.  They are the ``killed_by`` evidence
+(``acplab properties``) of the rule monitors no model mutant reaches, such as
+the JSON-RPC framing checks the model's codec always satisfies; the tests
+feed each to ``trace check``.  Builders keep each case to a few lines.
 """
 
 from __future__ import annotations
