@@ -78,7 +78,7 @@ def build_model(p: SimParams) -> AcpModel:
     )
     spec = get_spec(p.spec)
     skip = set(p.disable_monitors) | not_applicable_monitors(spec)
-    return AcpModel(spec, bounds, monitors=monitor_set(skip=skip))
+    return AcpModel(spec, bounds, monitors=monitor_set(skip=skip, memo=False))
 
 
 def not_applicable_monitors(spec) -> set[str]:

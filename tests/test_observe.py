@@ -29,6 +29,28 @@ def test_rename_conns_reaches_every_connection_in_a_book():
     renamed = rename_conns(frozen, {0: 1, 1: 0})
     assert renamed == (frozenset({((Conn(1, 1), "s1"), ("x", Conn(0, 0)))}), frozenset({Conn(0, 2)}), 7)
     assert rename_conns((0, 1), {0: 1, 1: 0}) == (0, 1)  # a plain pair is not a connection
+    from acplab.model.acp.rules.insertion import Pending
+
+    kept = rename_conns((Pending("s1", ("hi",), Conn(0, 1)),), {0: 1, 1: 0})[0]
+    assert type(kept) is Pending and kept.stamp == Conn(1, 1)  # a named tuple keeps its type
+
+
+def test_a_lazily_thawed_book_refreezes_to_what_thaw_and_freeze_give():
+    from acplab.model.acp.observe import refreeze, thaw_lazily
+
+    a = new_book(FIELDS)
+    a.table["k"] = 1
+    a.seen.add(2)
+    frozen = freeze(FIELDS, a)
+    untouched = thaw_lazily(FIELDS, frozen)
+    assert refreeze(FIELDS, untouched) == frozen and refreeze(FIELDS, untouched)[0] is frozen[0]
+    lazy = thaw_lazily(FIELDS, frozen)
+    lazy.seen.add(3)
+    lazy.flag = True
+    eager = thaw(FIELDS, frozen)
+    eager.seen.add(3)
+    eager.flag = True
+    assert refreeze(FIELDS, lazy) == freeze(FIELDS, eager) and lazy.table == {"k": 1}
 
 
 def test_no_stamp_never_reaches_a_finding():

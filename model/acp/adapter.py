@@ -28,11 +28,14 @@ from acplab.model.wire import encode
 
 from . import events as ev
 from .monitors import Monitor as ModelMonitor
-from .observe import (ALWAYS, EVENTUALLY, INTERNAL, NO_STAMP, VIOLATION, WARNING, Conn, Obs, Switches, freeze,
-                      frozen_initial, rename_conns, settle, thaw)
+from .observe import (ALWAYS, EVENTUALLY, INTERNAL, NO_STAMP, VIOLATION, WARNING, Conn, Obs, Switches,
+                      frozen_initial, refreeze, rename_conns, settle, thaw, thaw_lazily)
 from .observer import FIELDS, Dispatch, Frontend, classify, close_obs, internal_obs
 from .rules import make_monitors
 from .state import SESSION
+
+#: a cached answer that left the bookkeeping as it was (the caller's own value is returned)
+_SAME = object()
 
 #: the model's event kinds the adapter turns into observations
 KINDS = frozenset({"send", "deliver", "cut", "insert", "assign_id", "reject", "work_start", "work_end", "fail",
@@ -59,7 +62,7 @@ class RuleMonitors(ModelMonitor):
     kinds = KINDS
 
     def __init__(self, monitors=None, spec=None, name: str | None = None, internal: bool = True,
-                 members_as_properties: bool = False) -> None:
+                 members_as_properties: bool = False, memo: bool = True) -> None:
         switches = switches_for(spec)
         #: each rule monitor its own property (one shared front end): findings are ``(name, sentence)`` pairs
         self.members_as_properties = members_as_properties
@@ -80,6 +83,11 @@ class RuleMonitors(ModelMonitor):
             self.level = "warning"
         self._reports = WARNING if self.level == "warning" else VIOLATION
         self._static: dict = {}
+        self._renamed: dict = {}  # (book, permutation) -> the book renamed (symmetry)
+        self._answers: dict = {}  # (bookkeeping, event) -> what observe said
+        #: keep answers per (bookkeeping, event): the explorer meets each pair many times, a simulated run
+        #: hardly ever (there the kept answers only feed the garbage collector)
+        self.memo = memo
 
     # -- events to observations ------------------------------------------------------------
 
@@ -110,10 +118,24 @@ class RuleMonitors(ModelMonitor):
     # -- the model's monitor interface ------------------------------------------------------------
 
     def observe(self, m, e, before, after):
+        """Feed one model event; the worlds are not read, so the answer is kept per (bookkeeping, event):
+        the explorer meets the same pair again on every interleaving that differs only elsewhere."""
+        if not self.memo:
+            return self._observe(m, e)
+        key = (m, e)
+        hit = self._answers.get(key)
+        if hit is None:
+            if len(self._answers) > 200_000:
+                self._answers.clear()
+            new, bad = self._observe(m, e)
+            hit = self._answers[key] = (_SAME if new == m else new, bad)
+        return (m, hit[1]) if hit[0] is _SAME else hit
+
+    def _observe(self, m, e):
         obs = self.observations(e)
         if not obs:
             return m, None
-        fbook = thaw(FIELDS, m[0])
+        fbook = thaw_lazily(FIELDS, m[0])
         frozen = list(m[1])
         books: dict = {}
         bad = None
@@ -128,7 +150,7 @@ class RuleMonitors(ModelMonitor):
                                             dispatch.live_frozen(arm, frozen[i])):
                     continue
                 if b is None:
-                    b = books[i] = thaw(mon.fields, frozen[i])
+                    b = books[i] = thaw_lazily(mon.fields, frozen[i])
                 for f in mon.on(b, o) or ():
                     if self.members_as_properties:
                         if f.level == mon.level and not any(n == mon.name for n, _ in bad or ()):
@@ -136,8 +158,8 @@ class RuleMonitors(ModelMonitor):
                     elif f.level == self._reports and bad is None:
                         bad = _sentence(mon, f)
         for i, b in books.items():
-            frozen[i] = freeze(self.monitors[i].fields, b)
-        return (freeze(FIELDS, fbook), tuple(frozen)), bad
+            frozen[i] = refreeze(self.monitors[i].fields, b)
+        return (refreeze(FIELDS, fbook), tuple(frozen)), bad
 
     def at_rest(self, m, world):
         if world is not None and any(c.perms for c in world.clients):
@@ -175,7 +197,18 @@ class RuleMonitors(ModelMonitor):
         return any(mon.owes(thaw(mon.fields, frozen), front) for mon, frozen in zip(self.monitors, m[1]))
 
     def rename_clients(self, m, new_index):
-        return rename_conns(m, new_index)
+        """Each book renamed once per permutation: books are shared between states, so most are cached."""
+        key = tuple(sorted(new_index.items()))
+        cache = self._renamed
+        if len(cache) > 200_000:
+            cache.clear()
+        out = []
+        for book in (m[0],) + m[1]:
+            hit = cache.get((book, key))
+            if hit is None:
+                hit = cache[(book, key)] = rename_conns(book, new_index)
+            out.append(hit)
+        return (out[0], tuple(out[1:]))
 
 
 class _Member:
@@ -190,13 +223,31 @@ class _Member:
         #: coverage: armed where its own book is away from its initial value (a monitor with no fields keeps none)
         self.keeps_bookkeeping = bool(mon.fields)
         self._initial = group.initial[1][index]
+        self._owes: dict = {}
+        self._last = None
 
     def armed_in(self, m) -> bool:
         return m[1][self.index] != self._initial
 
     def owes(self, m) -> bool:
+        """Whether its obligation is open: asked on every state, so answered once per distinct book (and front
+        book, for a monitor whose obligations read it)."""
         mon = self.group.monitors[self.index]
-        return mon.owes(thaw(mon.fields, m[1][self.index]), thaw(FIELDS, m[0]))
+        book, front = m[1][self.index], (m[0] if mon.reads_front else None)
+        if not self.group.memo:  # a simulated run: the last answer, while the same books come back
+            last = self._last
+            if last is not None and last[0] is book and last[1] is front:
+                return last[2]
+            said = mon.owes(thaw(mon.fields, book), thaw(FIELDS, m[0]))
+            self._last = (book, front, said)
+            return said
+        key = (book, front)
+        said = self._owes.get(key)
+        if said is None:
+            if len(self._owes) > 100_000:
+                self._owes.clear()
+            said = self._owes[key] = mon.owes(thaw(mon.fields, key[0]), thaw(FIELDS, m[0]))
+        return said
 
     def at_rest(self, m, world) -> str | None:
         return self.group.owed(m, self.index)

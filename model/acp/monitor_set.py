@@ -52,7 +52,7 @@ def rule_members() -> list:
     return [m for m in make_monitors(switches_for(None)) if m.name not in PROXIES]
 
 
-def monitor_set(skip=frozenset(), only=None) -> tuple:
+def monitor_set(skip=frozenset(), only=None, memo: bool = True) -> tuple:
     """The model's monitors: one group of rule monitors, then the client-view monitors (a step that breaks a
     rule of each reports the rule monitor's first: what a capture would show).
 
@@ -60,13 +60,16 @@ def monitor_set(skip=frozenset(), only=None) -> tuple:
     the RFD's, and a variant's departures are what the rules table shows
     (declared ``by_design`` where they are its definition).  ``trace check``
     instead judges a capture by the version its ``initialize`` negotiated.
-    ``skip`` leaves properties out by name; ``only`` keeps just those named.
+    ``skip`` leaves properties out by name; ``only`` keeps just those named;
+    ``memo`` keeps the rule monitors' answers per (bookkeeping, event), which
+    pays where states recur (the explorer), not in a simulated run.
     """
     def wanted(name: str) -> bool:
         return name not in skip and (only is None or name in only)
 
     members = [m for m in rule_members() if wanted(m.name)]
-    group = (RuleMonitors(members, spec=None, name="RuleMonitors", members_as_properties=True),) if members else ()
+    group = (RuleMonitors(members, spec=None, name="RuleMonitors", members_as_properties=True, memo=memo),) \
+        if members else ()
     return group + tuple(m for m in CLIENT_MONITORS if wanted(m.name))
 
 

@@ -299,18 +299,79 @@ def thaw(fields: dict, frozen: tuple) -> Book:
     return b
 
 
+class LazyBook(Book):
+    """A book thawed field by field on first use (:func:`thaw_lazily`): a step that touches two fields of a
+    large book copies those two, and :func:`refreeze` keeps the frozen values of the others."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        d = object.__getattribute__(self, "__dict__")
+        try:
+            index, kind = d["_fields_"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+        value = d["_frozen_"][index]
+        value = dict(value) if kind is dict else set(value) if kind is set else value
+        d[name] = value
+        return value
+
+
+def _field_index(fields: dict) -> dict:
+    index = _FIELD_INDEX.get(id(fields))
+    if index is None or index[0] is not fields:
+        index = _FIELD_INDEX[id(fields)] = (fields, {name: (i, kind) for i, (name, kind) in enumerate(fields.items())})
+    return index[1]
+
+
+_FIELD_INDEX: dict = {}
+
+
+def thaw_lazily(fields: dict, frozen: tuple) -> LazyBook:
+    """A book over ``frozen`` that thaws a field when a monitor first reads or writes it."""
+    b = LazyBook()
+    d = b.__dict__
+    d["_fields_"] = _field_index(fields)
+    d["_frozen_"] = frozen
+    return b
+
+
+def refreeze(fields: dict, b: LazyBook) -> tuple:
+    """The frozen form of a lazily thawed book: untouched fields keep their frozen values."""
+    d = b.__dict__
+    frozen = d["_frozen_"]
+    out = []
+    for i, (name, kind) in enumerate(fields.items()):
+        if name not in d:
+            out.append(frozen[i])
+            continue
+        value = d[name]
+        out.append(frozenset(value.items()) if kind is dict else frozenset(value) if kind is set else value)
+    return tuple(out)
+
+
 def frozen_initial(fields: dict) -> tuple:
     return freeze(fields, new_book(fields))
 
 
 def rename_conns(value, new_index: dict[int, int]):
-    """``value`` with every :class:`Conn` renamed by client index (symmetry reduction)."""
-    if isinstance(value, Conn):
+    """``value`` with every :class:`Conn` renamed by client index (symmetry reduction).
+
+    The common types are tested exactly (the hot path of the symmetry
+    fingerprint); another named tuple keeps its type.
+    """
+    kind = type(value)
+    if kind is Conn:
         return Conn(new_index[value.client], value.epoch)
+    if kind is tuple:
+        return tuple([rename_conns(x, new_index) for x in value])
+    if kind is frozenset:
+        return frozenset([rename_conns(x, new_index) for x in value])
+    if kind is str or kind is int or value is None:
+        return value
     if isinstance(value, tuple):
-        return tuple(rename_conns(x, new_index) for x in value)
-    if isinstance(value, frozenset):
-        return frozenset(rename_conns(x, new_index) for x in value)
+        items = [rename_conns(x, new_index) for x in value]
+        return kind._make(items) if hasattr(kind, "_make") else tuple(items)
     return value
 
 
