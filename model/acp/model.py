@@ -469,9 +469,10 @@ def _findings(monitor, bad) -> tuple:
 
 
 def _members_armed(found: set | None, k: int, initial: tuple, books: tuple, before: tuple) -> set | None:
-    """Add the members of group ``k`` whose book an event moved away from its initial value."""
+    """Add the members of group ``k`` whose book an event moved away from its initial value (compared by
+    value: a state that went through pickle shares no objects with the one it was copied from)."""
     for i, book in enumerate(books):
-        if book is not before[i] and book != initial[i]:
+        if book != before[i] and book != initial[i]:
             found = found if found is not None else set()
             found.add((k, i))
     return found
