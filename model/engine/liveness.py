@@ -88,12 +88,31 @@ class EventualGraph:
 
     def enable(self, idx: int, class_ids) -> None:
         """Record the fairness classes enabled in state ``idx`` (from all its successors)."""
+        self.enabled[idx] = self.set_id(class_ids)
+
+    def set_id(self, class_ids) -> int:
+        """The interned set of the (non-negative) fairness class ids among ``class_ids``."""
         key = frozenset(c for c in class_ids if c >= 0)
         found = self._set_ids.get(key)
         if found is None:
             found = self._set_ids[key] = len(self._sets)
             self._sets.append(key)
-        self.enabled[idx] = found
+        return found
+
+    # -- or assembled from records made elsewhere (:mod:`.eventual_levels`) -----------
+
+    def sized(self, states: int) -> None:
+        """Room for ``states`` states, none falsifying, no class enabled (then ``flag`` and ``enabled[idx]``)."""
+        self.false = [bytearray(states) for _ in self.props]
+        self._falsifying = bytearray(states)
+        self.enabled = array("l", bytes(self.enabled.itemsize * states))
+
+    def flag(self, idx: int, bits: int) -> None:
+        """State ``idx`` falsifies the conditions of the properties whose bits are set (bit k: property k)."""
+        for k, flags in enumerate(self.false):
+            if bits >> k & 1:
+                flags[idx] = 1
+        self._falsifying[idx] = 1 if bits else 0
 
     def edge(self, src: int, dst: int, ordinal: int, class_id: int = -1) -> None:
         if self._falsifying[src] and self._falsifying[dst]:

@@ -81,6 +81,8 @@ class Worker:
         self.witness: dict[int, list[int]] = {}
         self.deadlock: int | None = None
         self.tally.watch([self.always[i] for i in plan["always"]])
+        # the model's armed_during reads the discovering step: pending queries then keep whole successors
+        self.during = self.tally.during if self.tally.armers and self.tally.during is not None else None
         return len(self.level)
 
     def expand(self, hi: int, gifts: list) -> tuple:
@@ -89,6 +91,7 @@ class Worker:
         n, me, seen = self.n, self.me, self.seen
         fingerprint, successors, reduce = self.fingerprint, self.successors, self.reduce
         skip, deadlocks = self.plan["skip"], self.plan["check_deadlock"]
+        whole = self.during is not None
         fps = [array("q") for _ in range(n)]
         keys = [array("q") for _ in range(n)]
         self.pend = pend = [[] for _ in range(n)]
@@ -114,7 +117,7 @@ class Worker:
                     continue
                 fps[owner].append(fp)
                 keys[owner].append(base | ordinal)
-                pend[owner].append(nxt)
+                pend[owner].append(successor if whole else nxt)
             transitions += count
             if count > ORD_MASK:
                 raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
@@ -141,7 +144,11 @@ class Worker:
         for _key, sender, i in best.values():
             flags[sender][i] = 1
         seen.update(best)
+        self.owned(best)
         return [bytes(f) for f in flags]
+
+    def owned(self, best: dict) -> None:
+        """The states this chunk discovered that I own, ``{fp: (key, sender, index)}``: a hook (``eventually``)."""
 
     def accept(self, flags: list[bytes], gifts: dict[int, int]) -> tuple[int, dict]:
         """Keep the queries the owners flagged, check them, and give ``gifts[worker]`` of them away.
@@ -155,6 +162,10 @@ class Worker:
             won.extend(zip(compress(self.keys[owner], f), compress(self.pend[owner], f)))
         if self.n > 1:
             won.sort(key=_first)
+        if self.during is not None:  # whole successors: count what their steps armed, keep their states
+            for _key, successor in won:
+                self.tally.state(successor[1], successor)
+            won = [(key, successor[1]) for key, successor in won]
         self.pend = self.keys = None
         to = [w for w, count in gifts.items() for _ in range(count)]
         out = {w: (array("q"), []) for w in gifts}
@@ -173,7 +184,7 @@ class Worker:
         return len(won), {w: (k.tobytes(), encode_batch(st)) for w, (k, st) in out.items() if st}
 
     def _discover(self, key: int, state) -> None:
-        if self.tally.armers:
+        if self.tally.armers and self.during is None:
             self.tally.state(state)
         for i in self.plan["always"]:
             if i not in self.first and not self.always[i].condition(state):
@@ -250,12 +261,12 @@ def _first(item):
     return item[0]
 
 
-def serve(conn, model, me: int, n: int, options: dict) -> None:
-    """A worker process: run the coordinator's calls until it says stop or goes away."""
+def serve(conn, model, me: int, n: int, options: dict, kind: type = Worker) -> None:
+    """A worker process (a ``kind``): run the coordinator's calls until it says stop or goes away."""
     import gc
 
     gc.freeze()
-    worker = Worker(model, me, n, **options)
+    worker = kind(model, me, n, **options)
     while True:
         try:
             name, args = conn.recv()
