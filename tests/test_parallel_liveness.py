@@ -11,9 +11,16 @@ import pytest
 from acplab.model.acp.reduction import reduce
 from acplab.model.app.checking import acp_model
 from acplab.model.engine import always, eventually, explore, sometimes
+from acplab.model.engine import eventual_levels
 from acplab.model.engine.parallel import explore_levels
 
 from test_liveness import Graph  # adjacency dict, actions "s->t", optional fairness classes
+
+
+@pytest.fixture(autouse=True)
+def spill_edges_early(monkeypatch):
+    """Workers spill their edges to disk every few dozen: the spill file gets exercised too (forked workers inherit it)."""
+    monkeypatch.setattr(eventual_levels, "SPILL", 40)
 
 
 def signature(r):

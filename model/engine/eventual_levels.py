@@ -45,13 +45,21 @@ coordinator.
 
 from __future__ import annotations
 
+import tempfile
 from array import array
 from bisect import bisect_left, bisect_right
 from heapq import merge
+from operator import itemgetter
 
 from .liveness import EventualGraph
 from .store import FP_MASK
 from .worker import ORD_BITS, ORD_MASK, Worker
+
+
+#: edges held in a worker's memory before they are appended to its spill file
+SPILL = 1 << 16
+#: an owner's id table is sorted in buckets by a fingerprint's top 4 bits (fingerprints have 60)
+_BUCKETS, _BUCKET_SHIFT = 16, FP_MASK.bit_length() - 4
 
 
 def _ints(data: bytes, code: str = "q") -> array:
@@ -82,9 +90,12 @@ class EventualWorker(Worker):
         if len(self.eventual) > 62:
             raise ValueError("the level engine records at most 62 eventually properties per state")
         self.fairness = getattr(model, "fairness_class", None)
-        self.marked, self.bits = array("q"), array("q")  # falsifying states and their conditions (bit mask)
-        self.en_state, self.en_set = array("q"), array("l")  # falsifying expanded states: enabled classes
-        self.e_src, self.e_dst, self.e_ord, self.e_cls = array("q"), array("q"), array("l"), array("l")
+        # per falsifying state: its id, the conditions it falsifies (bit k: property k), its enabled classes' set
+        self.marked, self.bits = array("q"), array("B" if len(self.eventual) <= 8 else "q")
+        self.en_set = array("i")
+        # edges out of falsifying states: source id, successor fingerprint, ordinal, local class id
+        self.e_src, self.e_dst, self.e_ord, self.e_cls = array("q"), array("q"), array("i"), array("i")
+        self.edge_file, self.edge_runs = None, []  # edges spilled to disk, in runs of these lengths
         self.terminals = array("q")
         self.classes: dict = {}  # fairness class -> local id
         self.class_first: list[tuple[int, int]] = []  # local id -> (state id, position) of its first use
@@ -110,8 +121,7 @@ class EventualWorker(Worker):
         if found is None:
             found = self.set_ids[key] = len(self.sets)
             self.sets.append(tuple(key))
-        self.en_state.append(sid)
-        self.en_set.append(found)
+        self.en_set[-1] = found  # sid is the state marked last
 
     def _mark(self, sid: int, state) -> int:
         bits = 0
@@ -121,6 +131,7 @@ class EventualWorker(Worker):
         if bits:
             self.marked.append(sid)
             self.bits.append(bits)
+            self.en_set.append(0)
         return bits
 
     def expand(self, hi: int, gifts: list) -> tuple:
@@ -182,7 +193,33 @@ class EventualWorker(Worker):
             if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
                 self.deadlock = rank
         self.keys = keys
+        if len(self.e_src) >= SPILL:
+            self._spill_edges()
         return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
+
+    def _spill_edges(self) -> None:
+        """Append the edges held in memory to the spill file (they are read back once, after the run)."""
+        if self.edge_file is None:
+            self.edge_file = tempfile.TemporaryFile(dir=self.folder, prefix="acplab-edges-")
+        self.edge_runs.append(len(self.e_src))
+        for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
+            a.tofile(self.edge_file)
+            del a[:]
+
+    def _edges(self) -> tuple:
+        """Every edge recorded, in order: the spilled runs, then those in memory (which are handed over)."""
+        out = (array("q"), array("q"), array("i"), array("i"))
+        if self.edge_file is not None:
+            self.edge_file.seek(0)
+            for count in self.edge_runs:
+                for a in out:
+                    a.fromfile(self.edge_file, count)
+            self.edge_file.close()
+            self.edge_file = None
+        for a, held in zip(out, (self.e_src, self.e_dst, self.e_ord, self.e_cls)):
+            a.extend(held)
+            del held[:]
+        return out
 
     # -- the owner's id table -------------------------------------------------------
 
@@ -205,25 +242,48 @@ class EventualWorker(Worker):
             t_id.append(start + bisect_left(links, key))
         self.p_fp, self.p_key = array("q"), array("q")
 
-    def translate(self, fps: bytes) -> bytes:
-        """The ids of states I own, by fingerprint."""
+    def translate(self, fps: array) -> array:
+        """The ids of states I own, by fingerprint (the table is sorted on first use: after the run)."""
         if self.sorted_table is None:
-            order = sorted(range(len(self.t_fp)), key=self.t_fp.__getitem__)
-            self.sorted_table = (array("q", (self.t_fp[i] for i in order)), array("q", (self.t_id[i] for i in order)))
-            self.t_fp = self.t_id = None
-        keys, ids = self.sorted_table
-        return array("q", (ids[bisect_left(keys, fp)] for fp in _ints(fps))).tobytes()
+            self.sorted_table = self._sorted_table()
+        table = self.sorted_table
+        out = array("q")
+        for fp in fps:
+            keys, ids = table[fp >> _BUCKET_SHIFT]
+            out.append(ids[bisect_left(keys, fp)])
+        return out
+
+    def _sorted_table(self) -> list[tuple[array, array]]:
+        """My id table sorted by fingerprint, in 16 buckets by the top bits (sorted one at a time: less memory)."""
+        if len(self.t_id) and max(self.t_id) >> 32:
+            raise ValueError("the liveness pass numbers states with 32 bits")
+        split = [(array("q"), array("q")) for _ in range(_BUCKETS)]
+        for fp, i in zip(self.t_fp, self.t_id):
+            keys, ids = split[fp >> _BUCKET_SHIFT]
+            keys.append(fp)
+            ids.append(i)
+        self.t_fp = self.t_id = None
+        table = []
+        for n, (keys, ids) in enumerate(split):
+            packed = sorted((fp << 32) | i for fp, i in zip(keys, ids))  # one int each: sorts without a key list
+            split[n] = None
+            table.append((array("q", (p >> 32 for p in packed)), array("q", (p & 0xFFFFFFFF for p in packed))))
+        return table
 
     def falsified(self) -> list[int]:
         """Per ``eventually`` property, how many of my marked states falsify it."""
         return [sum(1 for b in self.bits if b >> k & 1) for k in range(len(self.eventual))]
 
     def records(self) -> dict:
-        """Everything recorded, for the coordinator (see :func:`assemble`)."""
-        return {"marked": self.marked.tobytes(), "bits": self.bits.tobytes(),
-                "en_state": self.en_state.tobytes(), "en_set": self.en_set.tobytes(), "sets": self.sets,
-                "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals.tobytes(),
-                "edges": (self.e_src.tobytes(), self.e_dst.tobytes(), self.e_ord.tobytes(), self.e_cls.tobytes())}
+        """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first."""
+        self.seen = set()
+        self.level.close()
+        self.next.close()
+        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set,
+               "sets": self.sets, "classes": list(self.classes), "first": self.class_first,
+               "terminals": self.terminals, "edges": self._edges()}
+        self.marked = self.bits = self.en_set = self.terminals = None
+        return out
 
 
 class Liveness:
@@ -238,7 +298,6 @@ class Liveness:
         self.model = model
         self.props = [p for p in props if p.expectation == "eventually"]
         self.fairness = getattr(model, "fairness_class", None)
-        self.graph: EventualGraph | None = None
 
     def seeded(self, peers, fps: list[int]) -> None:
         n = len(peers)
@@ -261,7 +320,7 @@ class Liveness:
         graph = EventualGraph(self.props, self.fairness)
         graph.sized(states)
         for rec in records:
-            for sid, bits in zip(_ints(rec["marked"]), _ints(rec["bits"])):
+            for sid, bits in zip(rec["marked"], rec["bits"]):
                 graph.flag(sid, bits)
         first: dict = {}
         for rec in records:
@@ -269,42 +328,65 @@ class Liveness:
                 if c not in first or where < first[c]:
                     first[c] = where
         number = {c: i for i, c in enumerate(sorted(first, key=first.__getitem__))}
-        remaps = []
         for rec in records:
-            remap = [number[c] for c in rec["classes"]]
-            remaps.append(remap)
+            rec["remap"] = remap = [number[c] for c in rec["classes"]]
             sets = [graph.set_id(remap[c] for c in s) for s in rec["sets"]]
-            for sid, local in zip(_ints(rec["en_state"]), _ints(rec["en_set"], "l")):
-                graph.enabled[sid] = sets[local]
+            for sid, local in zip(rec["marked"], rec["en_set"]):
+                if local:
+                    graph.enabled[sid] = sets[local]
+            rec["marked"] = rec["bits"] = rec["en_set"] = None
         graph.inits = list(range(inits))
-        graph.terminals = sorted(t for rec in records for t in _ints(rec["terminals"]))
-        edges = [self._translated(peers, rec["edges"], remap) for rec, remap in zip(records, remaps)]
-        del records
-        for src, dst, ordinal, cid in merge(*edges, key=lambda e: e[0]):
-            graph.edge(src, dst, ordinal, cid)
-        self.graph = graph
+        graph.terminals = sorted(t for rec in records for t in rec["terminals"])
+        for rec in records:
+            self._translate(peers, rec)
+        if len(records) == 1:
+            self._keep_falsifying(graph, records[0])
+        else:  # a worker's edges come in source order; sources are the workers' own: merged, the one-process order
+            streams = [_remapped(rec["edges"], rec["remap"]) for rec in records]
+            for src, dst, ordinal, cid in merge(*streams, key=itemgetter(0)):
+                graph.edge(src, dst, ordinal, cid)
         return graph
 
-    def _translated(self, peers, raw, remap):
-        """One worker's edges with successor ids for fingerprints and coordinator class ids, as an iterator."""
-        src, fps, ords, cls = _ints(raw[0]), _ints(raw[1]), _ints(raw[2], "l"), _ints(raw[3], "l")
+    @staticmethod
+    def _translate(peers, rec) -> None:
+        """Turn the successor fingerprints of one worker's edges into ids: each owner answers for its own."""
+        fps = rec["edges"][1]
         n = len(peers)
-        dst = array("q", bytes(8 * len(fps)))
         if n == 1:
-            dst = _ints(_ask(peers, "translate", [(fps.tobytes(),)])[0])
+            ids = _ask(peers, "translate", [(fps,)])[0]
         else:
-            where = [[i for i, fp in enumerate(fps) if fp % n == j] for j in range(n)]
-            asked = [(array("q", (fps[i] for i in w)).tobytes(),) for w in where]
-            for w, ids in zip(where, _ask(peers, "translate", asked)):
-                for i, d in zip(w, _ints(ids)):
-                    dst[i] = d
-        del fps
-        return zip(src, dst, ords, (remap[c] if c >= 0 else -1 for c in cls))
+            answers = _ask(peers, "translate", [(array("q", (fp for fp in fps if fp % n == j)),) for j in range(n)])
+            its = [iter(a) for a in answers]
+            ids = array("q", (next(its[fp % n]) for fp in fps))
+        rec["edges"] = (rec["edges"][0], ids, *rec["edges"][2:])
+
+    @staticmethod
+    def _keep_falsifying(graph: EventualGraph, rec) -> None:
+        """One worker's edges, in place: those between falsifying states, with the coordinator's class ids."""
+        src, dst, ords, cls = rec["edges"]
+        remap, falsifying = rec["remap"], graph.falsifying
+        kept = 0
+        for i in range(len(src)):
+            s, d = src[i], dst[i]
+            if falsifying(s) and falsifying(d):
+                c = cls[i]
+                src[kept], dst[kept], ords[kept], cls[kept] = s, d, ords[i], remap[c] if c >= 0 else -1
+                kept += 1
+        for a in (src, dst, ords, cls):
+            del a[kept:]
+        graph.src, graph.dst, graph.ord, graph.cls = src, dst, ords, cls
+        rec["edges"] = None
 
     def violations(self, peers, states: int, level0: int, ordinals, starts: list[int]):
         """``(property, ordinals, loop_start)`` per violated ``eventually`` property (a complete run)."""
         graph = self.assemble(peers, states, level0)
         return list(graph.violations(_Paths(ordinals, starts)))
+
+
+def _remapped(edges, remap):
+    """``(src, dst, ordinal, class)`` with the coordinator's class ids."""
+    src, dst, ords, cls = edges
+    return zip(src, dst, ords, (remap[c] if c >= 0 else -1 for c in cls))
 
 
 class _Paths:
