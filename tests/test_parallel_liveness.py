@@ -29,7 +29,8 @@ def signature(r):
     return (r.verdict, r.complete, r.stats.states, r.stats.transitions, r.stats.depth, r.limit,
             [(v.property.name, v.path.ordinals, v.path.loop_start) for v in r.violations],
             [(w.property.name, w.path.ordinals) for w in r.warnings],
-            {k: None if p is None else p.ordinals for k, p in r.witnesses.items()}, r.reduced, r.confirmed,
+            {k: None if p is None else p.ordinals for k, p in r.witnesses.items()}, r.missing_optional, r.reduced,
+            r.confirmed,
             cov.actions, {name: (c.evaluated, c.armed, c.violated) for name, c in cov.properties.items()
                           if c.violated == 0 or c.expectation == "eventually"})
 
@@ -73,6 +74,16 @@ def test_the_shallowest_falsifying_terminal_and_warnings_beyond_violations():
     one = same(lambda: Graph({0: [1], 1: [2], 2: []}, props, final=lambda s: True))
     assert [w.property.name for w in one.warnings] == ["should"]
     assert [v.property.name for v in one.violations] == ["must"]  # 2 is not expanded: no stuck state there
+
+
+def test_optional_witnesses_and_a_named_deadlock_property():
+    from acplab.model.engine import Property
+
+    stuck = Property("NoStuckState", "always", lambda s: True, ("S2",), "stuck")
+    props = [sometimes("sees7", lambda s: s == 7, required=False), eventually("reaches2", lambda s: s == 2)]
+    one = same(lambda: Graph({0: [1, 2], 1: [], 2: [0]}, props, deadlock=stuck))
+    assert one.missing_optional == ["sees7"]
+    assert [v.property.name for v in one.violations] == ["NoStuckState", "reaches2"]
 
 
 class Random(Graph):

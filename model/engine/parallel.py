@@ -426,6 +426,7 @@ class _Run:
             found = result.warnings if name in self.warnings else result.violations
             found.append(Violation(props[name], replay(self.model, self.ordinals(lvl, rank))))
         result.witnesses = {p.name: None for p in self.sometimes}
+        result.optional = frozenset(p.name for p in self.sometimes if not p.required)
         for name, (lvl, rank) in st["witnesses"].items():
             result.witnesses[name] = replay(self.model, self.ordinals(lvl, rank))
         result.reduced = st["reduced"]
