@@ -15,8 +15,8 @@ state ids
     until its owner (the worker owning ``fp % n``) learns its id: the owner
     keeps the key ``(parent rank, ordinal)`` of every state it discovers,
     and turns it into an id once the coordinator has ranked the level.
-    Edges are recorded with the successor's fingerprint and translated by
-    its owner after the run.
+    Edges are recorded with the successor's fingerprint; after the run the
+    coordinator gathers the owners' tables and translates.
 what a worker records
     per state it expands (or skips as a first violator), which conditions
     it falsifies; per falsifying state it expands, its successors' edges
@@ -36,16 +36,19 @@ edge order
 
 Not covered: checkpoints (the records and the owners' id tables are not
 saved; a run with ``eventually`` properties writes none and says so).
-Memory: per state about 16 bytes in its owner's id table, per falsifying
-state 32 bytes of flags and fairness sets, per transition out of a
-falsifying state 24 bytes, held by the workers until the run ends; the
-assembled graph (as in :func:`.search.explore`) is then built in the
-coordinator.
+Memory: per state 16 bytes in its owner's id table, per falsifying state
+13 bytes (id, conditions, fairness set), held by the workers until the run
+ends; per transition out of a falsifying state 24 bytes, on disk (each
+worker's spill file).  After the run the workers let their search's memory
+go and hand over; the coordinator builds the graph (about 6 bytes per state
+and 24 per edge among falsifying states) as it streams the spill files.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
+import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from heapq import merge
@@ -80,8 +83,7 @@ class EventualWorker(Worker):
 
     Life cycle: as a worker; ``own`` (initial states) and ``number_owned``
     (after each level is ranked) fill the owner's id table; after the run
-    ``records`` hands over the records and ``translate`` answers for the
-    fingerprints it owns.
+    ``records`` hands over the records, the id table and the spill file.
     """
 
     def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool) -> None:
@@ -96,6 +98,7 @@ class EventualWorker(Worker):
         # edges out of falsifying states: source id, successor fingerprint, ordinal, local class id
         self.e_src, self.e_dst, self.e_ord, self.e_cls = array("q"), array("q"), array("i"), array("i")
         self.edge_file, self.edge_runs = None, []  # edges spilled to disk, in runs of these lengths
+        self.edge_path, self.edge_cleanup = None, None
         self.terminals = array("q")
         self.classes: dict = {}  # fairness class -> local id
         self.class_first: list[tuple[int, int]] = []  # local id -> (state id, position) of its first use
@@ -103,7 +106,6 @@ class EventualWorker(Worker):
         self.sets: list[tuple] = [()]
         self.t_fp, self.t_id = array("q"), array("q")  # the states I own: fingerprint, id
         self.p_fp, self.p_key = array("q"), array("q")  # discovered at the level being expanded: fp, key
-        self.sorted_table = None
 
     def _class(self, action, sid: int, pos: int) -> int:
         c = self.fairness(action)
@@ -198,28 +200,16 @@ class EventualWorker(Worker):
         return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
 
     def _spill_edges(self) -> None:
-        """Append the edges held in memory to the spill file (they are read back once, after the run)."""
+        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run)."""
         if self.edge_file is None:
-            self.edge_file = tempfile.TemporaryFile(dir=self.folder, prefix="acplab-edges-")
+            fd, self.edge_path = tempfile.mkstemp(dir=self.folder, prefix="acplab-edges-")
+            self.edge_file = os.fdopen(fd, "wb")
+            # removed with me unless handed over (a run cut short by a limit never reads it)
+            self.edge_cleanup = weakref.finalize(self, _remove, self.edge_path)
         self.edge_runs.append(len(self.e_src))
         for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
             a.tofile(self.edge_file)
             del a[:]
-
-    def _edges(self) -> tuple:
-        """Every edge recorded, in order: the spilled runs, then those in memory (which are handed over)."""
-        out = (array("q"), array("q"), array("i"), array("i"))
-        if self.edge_file is not None:
-            self.edge_file.seek(0)
-            for count in self.edge_runs:
-                for a in out:
-                    a.fromfile(self.edge_file, count)
-            self.edge_file.close()
-            self.edge_file = None
-        for a, held in zip(out, (self.e_src, self.e_dst, self.e_ord, self.e_cls)):
-            a.extend(held)
-            del held[:]
-        return out
 
     # -- the owner's id table -------------------------------------------------------
 
@@ -242,48 +232,75 @@ class EventualWorker(Worker):
             t_id.append(start + bisect_left(links, key))
         self.p_fp, self.p_key = array("q"), array("q")
 
-    def translate(self, fps: array) -> array:
-        """The ids of states I own, by fingerprint (the table is sorted on first use: after the run)."""
-        if self.sorted_table is None:
-            self.sorted_table = self._sorted_table()
-        table = self.sorted_table
-        out = array("q")
-        for fp in fps:
-            keys, ids = table[fp >> _BUCKET_SHIFT]
-            out.append(ids[bisect_left(keys, fp)])
-        return out
-
-    def _sorted_table(self) -> list[tuple[array, array]]:
-        """My id table sorted by fingerprint, in 16 buckets by the top bits (sorted one at a time: less memory)."""
-        if len(self.t_id) and max(self.t_id) >> 32:
-            raise ValueError("the liveness pass numbers states with 32 bits")
-        split = [(array("q"), array("q")) for _ in range(_BUCKETS)]
-        for fp, i in zip(self.t_fp, self.t_id):
-            keys, ids = split[fp >> _BUCKET_SHIFT]
-            keys.append(fp)
-            ids.append(i)
-        self.t_fp = self.t_id = None
-        table = []
-        for n, (keys, ids) in enumerate(split):
-            packed = sorted((fp << 32) | i for fp, i in zip(keys, ids))  # one int each: sorts without a key list
-            split[n] = None
-            table.append((array("q", (p >> 32 for p in packed)), array("q", (p & 0xFFFFFFFF for p in packed))))
-        return table
-
     def falsified(self) -> list[int]:
         """Per ``eventually`` property, how many of my marked states falsify it."""
         return [sum(1 for b in self.bits if b >> k & 1) for k in range(len(self.eventual))]
 
     def records(self) -> dict:
-        """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first."""
+        """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first.
+
+        The edges stay on disk: the coordinator reads my spill file (``edges``: its
+        path and run lengths) and removes it.
+        """
         self.seen = set()
         self.level.close()
         self.next.close()
-        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set,
-               "sets": self.sets, "classes": list(self.classes), "first": self.class_first,
-               "terminals": self.terminals, "edges": self._edges()}
-        self.marked = self.bits = self.en_set = self.terminals = None
+        if len(self.e_src):
+            self._spill_edges()
+        if self.edge_file is not None:
+            self.edge_file.close()
+            self.edge_cleanup.detach()
+        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
+               "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
+               "edges": (self.edge_path, self.edge_runs), "table": (self.t_fp, self.t_id)}
+        self.marked = self.bits = self.en_set = self.terminals = self.t_fp = self.t_id = None
+        self.edge_file = self.edge_path = None
         return out
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _sorted_table(tables: list) -> list[tuple[array, array]]:
+    """The owners' id tables ``(fingerprints, ids)`` as one, sorted by fingerprint in 16 buckets by the top
+    bits (each bucket sorted on its own: a sixteenth of the memory a whole sort takes).  Empties ``tables``."""
+    split = [(array("q"), array("q")) for _ in range(_BUCKETS)]
+    while tables:
+        fps, ids = tables.pop()
+        if len(ids) and max(ids) >> 32:
+            raise ValueError("the liveness pass numbers states with 32 bits")
+        for fp, i in zip(fps, ids):
+            keys, values = split[fp >> _BUCKET_SHIFT]
+            keys.append(fp)
+            values.append(i)
+    table = []
+    for n, (keys, values) in enumerate(split):
+        packed = sorted((fp << 32) | i for fp, i in zip(keys, values))  # one int each: sorts without a key list
+        split[n] = None
+        table.append((array("q", (p >> 32 for p in packed)), array("q", (p & 0xFFFFFFFF for p in packed))))
+    return table
+
+
+def _edges(spilled, remap, table):
+    """One worker's edges from its spill file, in order: ``(src, dst id, ordinal, coordinator class id)``."""
+    path, runs = spilled
+    if path is None:
+        return
+    try:
+        with open(path, "rb") as f:
+            for count in runs:
+                src, fps, ords, cls = array("q"), array("q"), array("i"), array("i")
+                for a in (src, fps, ords, cls):
+                    a.fromfile(f, count)
+                for s, fp, o, c in zip(src, fps, ords, cls):
+                    keys, ids = table[fp >> _BUCKET_SHIFT]
+                    yield s, ids[bisect_left(keys, fp)], o, remap[c] if c >= 0 else -1
+    finally:
+        _remove(path)
 
 
 class Liveness:
@@ -337,56 +354,19 @@ class Liveness:
             rec["marked"] = rec["bits"] = rec["en_set"] = None
         graph.inits = list(range(inits))
         graph.terminals = sorted(t for rec in records for t in rec["terminals"])
-        for rec in records:
-            self._translate(peers, rec)
-        if len(records) == 1:
-            self._keep_falsifying(graph, records[0])
-        else:  # a worker's edges come in source order; sources are the workers' own: merged, the one-process order
-            streams = [_remapped(rec["edges"], rec["remap"]) for rec in records]
-            for src, dst, ordinal, cid in merge(*streams, key=itemgetter(0)):
-                graph.edge(src, dst, ordinal, cid)
+        table = _sorted_table([rec.pop("table") for rec in records])
+        # a worker's edges come in source order, and sources are the workers' own: merged, the one-process order
+        graph.ord, graph.cls = array("i"), array("i")
+        edge = graph.edge  # keeps those between falsifying states
+        for src, dst, ordinal, cid in merge(*[_edges(rec["edges"], rec["remap"], table) for rec in records],
+                                            key=itemgetter(0)):
+            edge(src, dst, ordinal, cid)
         return graph
-
-    @staticmethod
-    def _translate(peers, rec) -> None:
-        """Turn the successor fingerprints of one worker's edges into ids: each owner answers for its own."""
-        fps = rec["edges"][1]
-        n = len(peers)
-        if n == 1:
-            ids = _ask(peers, "translate", [(fps,)])[0]
-        else:
-            answers = _ask(peers, "translate", [(array("q", (fp for fp in fps if fp % n == j)),) for j in range(n)])
-            its = [iter(a) for a in answers]
-            ids = array("q", (next(its[fp % n]) for fp in fps))
-        rec["edges"] = (rec["edges"][0], ids, *rec["edges"][2:])
-
-    @staticmethod
-    def _keep_falsifying(graph: EventualGraph, rec) -> None:
-        """One worker's edges, in place: those between falsifying states, with the coordinator's class ids."""
-        src, dst, ords, cls = rec["edges"]
-        remap, falsifying = rec["remap"], graph.falsifying
-        kept = 0
-        for i in range(len(src)):
-            s, d = src[i], dst[i]
-            if falsifying(s) and falsifying(d):
-                c = cls[i]
-                src[kept], dst[kept], ords[kept], cls[kept] = s, d, ords[i], remap[c] if c >= 0 else -1
-                kept += 1
-        for a in (src, dst, ords, cls):
-            del a[kept:]
-        graph.src, graph.dst, graph.ord, graph.cls = src, dst, ords, cls
-        rec["edges"] = None
 
     def violations(self, peers, states: int, level0: int, ordinals, starts: list[int]):
         """``(property, ordinals, loop_start)`` per violated ``eventually`` property (a complete run)."""
         graph = self.assemble(peers, states, level0)
         return list(graph.violations(_Paths(ordinals, starts)))
-
-
-def _remapped(edges, remap):
-    """``(src, dst, ordinal, class)`` with the coordinator's class ids."""
-    src, dst, ords, cls = edges
-    return zip(src, dst, ords, (remap[c] if c >= 0 else -1 for c in cls))
 
 
 class _Paths:
