@@ -104,7 +104,7 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
     """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees.
 
     On TwoPhase (7 RMs, 296,448 states): an ACP check with ``eventually`` properties (every ACP check since issue 13) runs
-    in one process without checkpoints, and says so (the next test)."""
+    on the workers but without checkpoints, and says so (the next test)."""
     folder = tmp_path / "ck"
     args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--model", "twophase", "--rms", "7",
             "--workers", "2", "--json", "-q", "--checkpoint", str(folder), "--checkpoint-every", "0"]
@@ -126,7 +126,7 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
 
 
 def test_a_check_with_eventually_properties_says_it_keeps_no_checkpoints(tmp_path):
-    """The liveness pass needs the whole graph in one process: --checkpoint is not honoured, and the JSON says so."""
+    """The workers' liveness records are not saved in snapshots: --checkpoint is not honoured, and the JSON says so."""
     import json
 
     args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--scenario", "report-order", "--workers", "2",
