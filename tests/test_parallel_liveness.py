@@ -31,8 +31,7 @@ def signature(r):
             [(w.property.name, w.path.ordinals) for w in r.warnings],
             {k: None if p is None else p.ordinals for k, p in r.witnesses.items()}, r.missing_optional, r.reduced,
             r.confirmed,
-            cov.actions, {name: (c.evaluated, c.armed, c.violated) for name, c in cov.properties.items()
-                          if c.violated == 0 or c.expectation == "eventually"})
+            cov.actions, {name: (c.evaluated, c.armed, c.violated) for name, c in cov.properties.items()})
 
 
 def same(make, workers=(1, 2), **options):

@@ -230,7 +230,10 @@ class _Run:
         st["states"] = len(kept)
         first: dict[int, int] = {}
         witness: dict[int, list[int]] = {}
+        armers = self.tally.armers
         for r, (_, s, _) in enumerate(kept):
+            self.tally.armers = [(name, arm) for name, arm in armers  # none after its first violator
+                                 if not any(self.always[i].name == name for i in first)]
             self.tally.state(s)
             for i in st["always"]:
                 if i not in first and not self.always[i].condition(s):
@@ -238,6 +241,7 @@ class _Run:
             for i in st["sometimes"]:
                 if self.sometimes[i].condition(s):
                     witness.setdefault(i, []).append(r)
+        self.tally.armers = armers
         self.decide(0, [(first, witness)], lambda r: r, lambda r: (-1, kept[r][0]))
         n = self.n
         for i, peer in enumerate(self.peers):
@@ -310,7 +314,10 @@ class _Run:
 
     def gather(self) -> None:
         """Sum the workers' coverage counts into mine, and keep the total in the state (checkpoints)."""
-        for counts in _call(self.peers, "counts", [()] * self.n):
+        st = self.state
+        level = st["level"]
+        cutoffs = {name: st["links"][lvl][r] for *_o, _i, name, lvl, r in st["violations"] if lvl == level and level}
+        for counts in _call(self.peers, "counts", [(cutoffs,)] * self.n):
             self.tally.add(counts)
         self.state["counts"] = (dict(self.tally.actions), dict(self.tally.armed), self.tally.terminals)
 

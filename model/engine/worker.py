@@ -61,6 +61,9 @@ class Worker:
         self.next = Level(in_memory, folder)
         self.held: list = []
         self.tally = Tally(model, props)
+        #: per watched property, the keys of this level's states found armed; counted once the level's first
+        #: violator is known (a one-process search stops counting a property at its first violating state)
+        self.armed_at: dict[str, array] = {}
 
     # -- a level --------------------------------------------------------------------
 
@@ -163,8 +166,8 @@ class Worker:
         if self.n > 1:
             won.sort(key=_first)
         if self.during is not None:  # whole successors: count what their steps armed, keep their states
-            for _key, successor in won:
-                self.tally.state(successor[1], successor)
+            for key, successor in won:
+                self._arm(key, successor[1], self.during(successor))
             won = [(key, successor[1]) for key, successor in won]
         self.pend = self.keys = None
         to = [w for w, count in gifts.items() for _ in range(count)]
@@ -183,9 +186,17 @@ class Worker:
                 self.held.append((key, state))
         return len(won), {w: (k.tobytes(), encode_batch(st)) for w, (k, st) in out.items() if st}
 
+    def _arm(self, key: int, state, during=()) -> None:
+        for name, arm in self.tally.armers:
+            if name in during or arm(state):
+                found = self.armed_at.get(name)
+                if found is None:
+                    found = self.armed_at[name] = array("q")
+                found.append(key)
+
     def _discover(self, key: int, state) -> None:
         if self.tally.armers and self.during is None:
-            self.tally.state(state)
+            self._arm(key, state)
         for i in self.plan["always"]:
             if i not in self.first and not self.always[i].condition(state):
                 self.first[i] = key
@@ -218,8 +229,17 @@ class Worker:
         self.level, self.next = self.next, Level(self.in_memory, self.folder)
         self.level.ranks = _ints(ranks)
 
-    def counts(self) -> tuple:
-        """My coverage counts since the last call (:mod:`.coverage`), handed over and reset."""
+    def counts(self, cutoffs: dict | None = None) -> tuple:
+        """My coverage counts since the last call (:mod:`.coverage`), handed over and reset.
+
+        ``cutoffs[name]``: the key of the level's first violator of ``name``; states armed
+        after it are not counted, as in a one-process search.
+        """
+        cutoffs = cutoffs or {}
+        for name, keys in self.armed_at.items():
+            cut = cutoffs.get(name)
+            self.tally.armed[name] += len(keys) if cut is None else sum(1 for k in keys if k <= cut)
+        self.armed_at = {}
         return self.tally.take()
 
     def usage(self) -> tuple[int, float]:
