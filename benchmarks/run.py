@@ -1,6 +1,7 @@
 """The scale goals of issue 17, each figure beside its goal, in one command (not part of the tests).
 
     python benchmarks/run.py [--quick] [--json benchmarks/results.json]
+    python benchmarks/run.py --eventually   # only the checks below, on 1 and 2 workers: their key in results.json
 
 Every ACP figure is a whole ``acplab check ... --json`` process, timed from
 outside (start-up included), one run each; the states, the search's own
@@ -20,6 +21,13 @@ Goals (issue 17), on the 2-core machine:
 * ``--workers 2`` at least 1.6x faster than 1 worker on a 500k-state check;
 * TwoPhase N=7, whole stack against a hand-written BFS: ratio at least 0.7;
 * simulator at most 3x bare SimPy (phase B: the simulator is not changed yet).
+
+``--eventually`` (issue 17, every core for checks with ``eventually``
+properties, which are all ACP checks): ``--clients 2 --prompts 3`` and
+``--clients 2 --prompts 2 --disconnects 1`` on 1 and 2 workers, alternating,
+each with its wall time, the workers' CPU seconds and peak RSS per state
+(goals: under 300 B/state; 2 workers at least 1.6x faster than 1).  It
+replaces only the ``eventually_on_workers`` key of the JSON file.
 """
 
 from __future__ import annotations
@@ -79,6 +87,40 @@ def measure(quick: bool) -> dict:
     return res
 
 
+EVENTUALLY = {"prompts3": ["--clients", "2", "--prompts", "3"], "disconnects": BIG}
+
+
+def measure_eventually(rounds: int) -> dict:
+    """The two checks on 1 and 2 workers, ``rounds`` times, alternating (the load moves between runs)."""
+    res: dict = {"load_before": os.getloadavg(), "runs": {name: {"1": [], "2": []} for name in EVENTUALLY}}
+    for _ in range(rounds):
+        for name, args in EVENTUALLY.items():
+            for w in ("1", "2"):
+                row = check(*args, "--workers", w)
+                row["load"] = os.getloadavg()
+                res["runs"][name][w].append(row)
+    res["load_after"] = os.getloadavg()
+    return res
+
+
+def eventually_goals(res: dict) -> list[tuple[str, str, str, bool]]:
+    rows = []
+    for name, by in res["runs"].items():
+        one, two = by["1"], by["2"]
+        for w, runs in by.items():
+            for r in runs:
+                cpu = " + ".join(f"{c:.1f}" for c in r["worker_cpu_seconds"])
+                rows.append((f"{name}, {w} worker(s): peak RSS per state",
+                             f"{r['bytes_per_state']:.0f} B ({r['peak_rss_mb']:.0f} MB, {r['states']:,} states, "
+                             f"{r['wall_seconds']:.1f} s, CPU {cpu} s, load {r['load'][0]:.1f})", "< 300 B",
+                             r["bytes_per_state"] < 300))
+        wall = min(r["wall_seconds"] for r in one) / min(r["wall_seconds"] for r in two)
+        cpu = min(r["worker_cpu_seconds"][0] for r in one) / min(max(r["worker_cpu_seconds"]) for r in two)
+        rows.append((f"{name}: --workers 2 vs 1, wall (best of each)", f"{wall:.2f}x", ">= 1.6x", wall >= 1.6))
+        rows.append((f"{name}: the same by CPU (1 worker / busiest of 2)", f"{cpu:.2f}x", ">= 1.6x", cpu >= 1.6))
+    return rows
+
+
 def simulator() -> dict:
     from acplab.simulations.params import SimParams
 
@@ -125,8 +167,8 @@ def goals(res: dict) -> list[tuple[str, str, str, bool | None]]:
     return rows
 
 
-def report(res: dict) -> None:
-    rows = goals(res)
+def report(res: dict, rows=None) -> None:
+    rows = goals(res) if rows is None else rows
     w = max(len(r[0]) for r in rows)
     m = max(len(r[1]) for r in rows)
     print(f"{'figure':{w}}  {'measured':{m}}  {'goal':8}  met")
@@ -142,8 +184,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the three longest checks")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results.json"))
+    ap.add_argument("--eventually", type=int, nargs="?", const=1, metavar="ROUNDS",
+                    help="only the eventually checks on 1 and 2 workers (ROUNDS alternating rounds, default 1)")
     args = ap.parse_args()
     started = time.perf_counter()
+    if args.eventually:
+        res = measure_eventually(args.eventually)
+        report({"load_before": res["load_before"], "load_after": res["load_after"], "cpus": os.cpu_count()},
+               eventually_goals(res))
+        res["goals"] = [{"figure": n, "measured": x, "goal": g, "met": bool(ok)} for n, x, g, ok in
+                        eventually_goals(res)]
+        path = Path(args.json)
+        whole = json.loads(path.read_text()) if path.exists() else {}
+        whole["eventually_on_workers"] = res
+        path.write_text(json.dumps(whole, indent=2) + "\n")
+        print(f"wrote {args.json} (eventually_on_workers, {time.perf_counter() - started:.0f} s)")
+        return
     res = measure(args.quick)
     report(res)
     res["total_seconds"] = time.perf_counter() - started

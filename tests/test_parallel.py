@@ -68,11 +68,13 @@ def test_limits_end_incomplete_and_depth_limit_matches():
     assert signature(explore_levels(TwoPhase(5), Limits(max_depth=6), workers=2)) == signature(one)
 
 
-def test_eventually_falls_back_to_one_worker_and_says_so():
+def test_eventually_runs_on_the_workers_too():
+    """The liveness pass runs on the graph the workers recorded (test_parallel_liveness.py compares it in depth)."""
     model = Graph({0: [1], 1: [2], 2: [1]}, [eventually("reaches3", lambda s: s == 3)], final=lambda s: True)
     result = explore_levels(model, workers=2)
-    assert result.note and "one worker" in result.note
-    assert [v.property.name for v in result.violations] == ["reaches3"]
+    assert result.note is None and len(result.worker_cpu) == 2
+    [v] = result.violations
+    assert (v.property.name, v.path.ordinals, v.path.loop_start) == ("reaches3", (0, 0, 0, 0), 1)
 
 
 def test_a_checkpoint_of_another_search_is_refused(tmp_path):
@@ -102,7 +104,7 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
     """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees.
 
     On TwoPhase (7 RMs, 296,448 states): an ACP check with ``eventually`` properties (every ACP check since issue 13) runs
-    in one process without checkpoints, and says so (the next test)."""
+    on the workers but without checkpoints, and says so (the next test)."""
     folder = tmp_path / "ck"
     args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--model", "twophase", "--rms", "7",
             "--workers", "2", "--json", "-q", "--checkpoint", str(folder), "--checkpoint-every", "0"]
@@ -124,7 +126,7 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
 
 
 def test_a_check_with_eventually_properties_says_it_keeps_no_checkpoints(tmp_path):
-    """The liveness pass needs the whole graph in one process: --checkpoint is not honoured, and the JSON says so."""
+    """The workers' liveness records are not saved in snapshots: --checkpoint is not honoured, and the JSON says so."""
     import json
 
     args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--scenario", "report-order", "--workers", "2",

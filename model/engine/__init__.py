@@ -4,7 +4,8 @@ Breadth-first search over a fingerprint store (:mod:`.search`), paths rebuilt
 by replay (:mod:`.path`), the ``eventually`` pass (:mod:`.liveness`), and
 TwoPhase commit as the engine's validation model (:mod:`.twophase`).  For
 large bounds: the same search on several processes with checkpoints
-(:mod:`.parallel`, :mod:`.worker`, :mod:`.frontier`, :mod:`.checkpoint`),
+(:mod:`.parallel`, :mod:`.worker`, :mod:`.frontier`, :mod:`.checkpoint`; ``eventually`` there:
+:mod:`.eventual_levels`),
 partial-order reduction (:mod:`.por`) and random walks (:mod:`.walk`).
 """
 

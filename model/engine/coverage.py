@@ -38,10 +38,7 @@ A property that was evaluated but never armed (nor violated) is *vacuous*:
 it held because nothing it speaks about happened (:attr:`Coverage.vacuous`).
 
 Not covered: a step that arms a property on the way into a state already
-discovered is not counted (only discovering steps are); with several
-workers (:mod:`.parallel`) ``armed_during`` is not consulted, and a
-property violated at some depth is watched, and counted armed, on the
-whole of that level, not only up to its violating state; a confirming
+discovered is not counted (only discovering steps are); a confirming
 unreduced run (:mod:`.por`) leaves the reduced run's counts in place.
 """
 

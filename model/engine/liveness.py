@@ -32,6 +32,7 @@ counterexample).
 from __future__ import annotations
 
 from array import array
+from itertools import islice
 from collections.abc import Callable, Sequence
 
 from .properties import Property, State
@@ -88,12 +89,31 @@ class EventualGraph:
 
     def enable(self, idx: int, class_ids) -> None:
         """Record the fairness classes enabled in state ``idx`` (from all its successors)."""
+        self.enabled[idx] = self.set_id(class_ids)
+
+    def set_id(self, class_ids) -> int:
+        """The interned set of the (non-negative) fairness class ids among ``class_ids``."""
         key = frozenset(c for c in class_ids if c >= 0)
         found = self._set_ids.get(key)
         if found is None:
             found = self._set_ids[key] = len(self._sets)
             self._sets.append(key)
-        self.enabled[idx] = found
+        return found
+
+    # -- or assembled from records made elsewhere (:mod:`.eventual_levels`) -----------
+
+    def sized(self, states: int) -> None:
+        """Room for ``states`` states, none falsifying, no class enabled (then ``flag`` and ``enabled[idx]``)."""
+        self.false = [bytearray(states) for _ in self.props]
+        self._falsifying = bytearray(states)
+        self.enabled = array("i", bytes(4 * states))
+
+    def flag(self, idx: int, bits: int) -> None:
+        """State ``idx`` falsifies the conditions of the properties whose bits are set (bit k: property k)."""
+        for k, flags in enumerate(self.false):
+            if bits >> k & 1:
+                flags[idx] = 1
+        self._falsifying[idx] = 1 if bits else 0
 
     def edge(self, src: int, dst: int, ordinal: int, class_id: int = -1) -> None:
         if self._falsifying[src] and self._falsifying[dst]:
@@ -122,23 +142,37 @@ class EventualGraph:
         return any(d <= s for s, d in zip(self.src, self.dst))
 
     def _has_cycle(self) -> bool:
-        """Whether the recorded edges (among states falsifying anything) close a cycle (Kahn)."""
-        succ: dict[int, list[int]] = {}
-        indeg: dict[int, int] = {}
-        for s, d in zip(self.src, self.dst):
-            succ.setdefault(s, []).append(d)
-            indeg[d] = indeg.get(d, 0) + 1
-        ready = [n for n in succ if n not in indeg]
+        """Whether the recorded edges (among states falsifying anything) close a cycle (Kahn).
+
+        Over arrays indexed by state (ids are dense): a few bytes per state
+        and per edge, where dicts of lists cost about ten times as much.
+        Edges are recorded in the order their sources were expanded, so each
+        state's out-edges are one slice of ``dst`` (else they are sorted first).
+        """
+        src, dst = self.src, self.dst
+        if any(a > b for a, b in zip(src, islice(src, 1, None))):
+            order = sorted(range(len(src)), key=src.__getitem__)
+            src, dst = array("q", (src[i] for i in order)), array("q", (dst[i] for i in order))
+        size = max(max(src), max(dst)) + 1
+        indeg, first = array("i", bytes(4 * size)), array("q", bytes(8 * (size + 1)))
+        for s, d in zip(src, dst):
+            indeg[d] += 1
+            first[s + 1] += 1
+        nodes = 0
+        for i in range(size):
+            nodes += 1 if indeg[i] or first[i + 1] else 0
+            first[i + 1] += first[i]
+        ready = [n for n in range(size) if first[n + 1] > first[n] and not indeg[n]]
         seen = 0
-        nodes = set(succ) | set(indeg)
         while ready:
             n = ready.pop()
             seen += 1
-            for d in succ.get(n, ()):
+            for j in range(first[n], first[n + 1]):
+                d = dst[j]
                 indeg[d] -= 1
                 if indeg[d] == 0:
                     ready.append(d)
-        return seen < len(nodes)
+        return seen < nodes
 
     def _adjacency(self, flags, keep=None) -> dict[int, list[tuple[int, int, int]]]:
         adj: dict[int, list[tuple[int, int, int]]] = {}

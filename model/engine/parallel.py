@@ -23,9 +23,10 @@ What it covers, and what it does not
 :func:`.search.explore`, except that ``max_states`` and ``max_seconds`` are
 checked between chunks (an ``incomplete`` run may count a few more states
 than a one-process run cut at the same limit).  ``eventually`` properties
-and visitors need the whole graph in one place: such a run is handed to
-:func:`.search.explore` in this process (one worker, no checkpoint) and
-``Result.note`` says so.  Coverage counts (:mod:`.coverage`) are summed
+are checked after a complete run on the graph the workers recorded
+(:mod:`.eventual_levels`: the same counterexamples as the one-process
+search); such a run writes no checkpoint, and ``Result.note`` says so.
+Visitors are :func:`.search.explore`'s only.  Coverage counts (:mod:`.coverage`) are summed
 over the workers after every level and kept in checkpoints.  Workers are
 forked: the model is shared, not pickled; where ``fork`` is missing the run has one worker, with a note.
 """
@@ -41,10 +42,11 @@ from collections.abc import Callable
 
 from .checkpoint import Checkpoint
 from .coverage import Tally, summarize
+from .eventual_levels import EventualWorker, Liveness
 from .path import replay
 from .por import ample_of, confirm
 from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
-from .search import Limits, Result, Stats, Violation, explore
+from .search import Limits, Result, Stats, Violation
 from .store import FP_MASK
 from .worker import ORD_BITS, ORD_MASK, Worker, peak_rss, serve
 
@@ -68,9 +70,9 @@ class _Local:
 class _Remote:
     """A worker process behind a pipe (calls are sent to all, then answers read from all)."""
 
-    def __init__(self, ctx, model, me: int, n: int, options: dict) -> None:
+    def __init__(self, ctx, model, me: int, n: int, options: dict, kind: type) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=serve, args=(child, model, me, n, options), daemon=True)
+        self.process = ctx.Process(target=serve, args=(child, model, me, n, options, kind), daemon=True)
         self.process.start()
         child.close()
 
@@ -111,7 +113,7 @@ def explore_levels(
     checkpoint: str | None = None,
     checkpoint_every: float = 60.0,
     identity: str = "",
-    in_memory: int = 20_000,
+    in_memory: int = 500,
     chunk: int = 1024,
 ) -> Result:
     """Explore like :func:`.search.explore`, on ``workers`` processes, with optional checkpoints.
@@ -120,7 +122,9 @@ def explore_levels(
     ``identity``, a string naming the model and its bounds, matches) and
     writes a snapshot between levels at most every ``checkpoint_every``
     seconds.  ``in_memory`` states of a level (shared out among the workers)
-    stay live objects; the rest are encoded on disk.  ``chunk`` ranks are
+    stay live objects; the rest are encoded on disk (500 rather than 20,000:
+    40 MB less on a 250k-state ACP check, and no more CPU seconds measured,
+    as decoding costs little beside expanding).  ``chunk`` ranks are
     expanded per worker between exchanges: the successors of a chunk wait
     in memory for their owners' answers, so a small chunk keeps memory low
     (1,024 against 4,096: a quarter less peak memory, no slower).
@@ -133,17 +137,16 @@ def explore_levels(
     """
     started = time.perf_counter()
     props = list(model.properties())
-    reject_duplicate_names(props)
-    if any(p.expectation == "eventually" for p in props):
-        cpu = time.process_time()
-        result = explore(model, limits, progress, stop_on_violation, expand_violating, por=por)
-        result.note = "eventually properties are checked by one worker in this process, without checkpoints"
-        result.peak_bytes, result.worker_cpu = peak_rss(), [time.process_time() - cpu]
-        return result
+    deadlock = getattr(model, "deadlock_property", DEADLOCK)
+    reject_duplicate_names(props + ([deadlock] if getattr(model, "check_deadlock", True) else []))
+    notes = []
+    if checkpoint and any(p.expectation == "eventually" for p in props):
+        checkpoint = None
+        notes.append("eventually properties: the liveness pass's records are not saved, so this run is without "
+                     "checkpoints")
     if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
-        workers, note = 1, "this platform cannot fork: one worker"
-    else:
-        note = None
+        workers = 1
+        notes.insert(0, "this platform cannot fork: one worker")
     run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk)
     try:
         result = run.search(progress, Checkpoint(checkpoint, identity, workers) if checkpoint else None,
@@ -152,7 +155,7 @@ def explore_levels(
     finally:
         run.close()
         gc.unfreeze()
-    result.note = "; ".join(filter(None, [note, run.resumed]))
+    result.note = "; ".join(filter(None, [*notes, run.resumed])) or None
     if result.reduced:
         confirm(model, result, _unreduced(workers, in_memory, chunk), limits,
                 stop_on_violation=stop_on_violation, expand_violating=expand_violating)
@@ -175,18 +178,22 @@ class _Run:
         self.stop_on_violation, self.expand_violating = stop_on_violation, expand_violating
         self.props = props
         self.always = [p for p in props if p.expectation == "always"]
+        self.warnings = {p.name for p in self.always if p.severity == "warning"}
+        self.deadlock = getattr(model, "deadlock_property", DEADLOCK)  # what a stuck state violates
         self.sometimes = [p for p in props if p.expectation == "sometimes"]
         self.tally = Tally(model, props)
-        self.ample = ample_of(model, por, False, None)
+        self.liveness = Liveness(model, props) if any(p.expectation == "eventually" for p in props) else None
+        self.ample = ample_of(model, por, self.liveness is not None, None)
         self.chunk = chunk
         self.resumed = None
         self.cpu_at_start = time.process_time()
         options = {"in_memory": max(1, in_memory // workers), "folder": None, "por": por}
+        kind = Worker if self.liveness is None else EventualWorker
         if workers == 1:
-            self.peers = [_Local(Worker(model, 0, 1, **options))]
+            self.peers = [_Local(kind(model, 0, 1, **options))]
         else:
             ctx = multiprocessing.get_context("fork")
-            self.peers = [_Remote(ctx, model, i, workers, options) for i in range(workers)]
+            self.peers = [_Remote(ctx, model, i, workers, options, kind) for i in range(workers)]
         # what the search has decided so far (all of it goes into a checkpoint)
         self.state = {
             "level": 0, "sizes": [], "links": [], "states": 0, "transitions": 0, "seconds": 0.0,
@@ -223,7 +230,10 @@ class _Run:
         st["states"] = len(kept)
         first: dict[int, int] = {}
         witness: dict[int, list[int]] = {}
+        armers = self.tally.armers
         for r, (_, s, _) in enumerate(kept):
+            self.tally.armers = [(name, arm) for name, arm in armers  # none after its first violator
+                                 if not any(self.always[i].name == name for i in first)]
             self.tally.state(s)
             for i in st["always"]:
                 if i not in first and not self.always[i].condition(s):
@@ -231,6 +241,7 @@ class _Run:
             for i in st["sometimes"]:
                 if self.sometimes[i].condition(s):
                     witness.setdefault(i, []).append(r)
+        self.tally.armers = armers
         self.decide(0, [(first, witness)], lambda r: r, lambda r: (-1, kept[r][0]))
         n = self.n
         for i, peer in enumerate(self.peers):
@@ -238,6 +249,8 @@ class _Run:
             peer.send("seed", mine, [fp for _, _, fp in kept if fp % n == i])
         for peer in self.peers:
             peer.recv()
+        if self.liveness is not None:
+            self.liveness.seeded(self.peers, [fp for _, _, fp in kept])
 
     def decide(self, level: int, found: list, rank_of, order_of) -> None:
         """First violators and first witnesses of a level, in a one-process search's terms.
@@ -253,7 +266,8 @@ class _Run:
             ranks = [rank_of(f[i]) for f, _ in found if i in f]
             if ranks:
                 first[i] = min(ranks)
-        skip = set() if self.expand_violating else set(first.values())
+        # a warning's (a SHOULD's) first violator is still expanded, as in the one-process search
+        skip = set() if self.expand_violating else {r for i, r in first.items() if self.always[i].severity != "warning"}
         for i, r in sorted(first.items()):
             st["violations"].append((*order_of(r), i, self.always[i].name, level, r))
             st["always"].remove(i)
@@ -264,6 +278,8 @@ class _Run:
                 st["witnesses"][self.sometimes[i].name] = (level, r)
                 st["sometimes"].remove(i)
         st["skip"] = skip
+        if skip and len(skip) == st["sizes"][level]:  # nothing here is expanded: not a level of the search's depth
+            st["hollow"] = level
 
     # -- the level loop -----------------------------------------------------------
 
@@ -279,7 +295,7 @@ class _Run:
         last_save = time.perf_counter()
         limit = None
         while st["sizes"][st["level"]] and limit is None:
-            if self.stop_on_violation and st["violations"]:
+            if self.stop_on_violation and self.errors():
                 break
             if self.limits.max_depth is not None and st["level"] + 1 >= self.limits.max_depth:
                 limit = f"max depth {self.limits.max_depth}"
@@ -292,9 +308,16 @@ class _Run:
                 last_save = time.perf_counter()
         return self.result(limit, time.perf_counter() - started)
 
+    def errors(self) -> bool:
+        """Whether an error (not a warning) was found."""
+        return any(name not in self.warnings for *_o, name, _l, _r in self.state["violations"])
+
     def gather(self) -> None:
         """Sum the workers' coverage counts into mine, and keep the total in the state (checkpoints)."""
-        for counts in _call(self.peers, "counts", [()] * self.n):
+        st = self.state
+        level = st["level"]
+        cutoffs = {name: st["links"][lvl][r] for *_o, _i, name, lvl, r in st["violations"] if lvl == level and level}
+        for counts in _call(self.peers, "counts", [(cutoffs,)] * self.n):
             self.tally.add(counts)
         self.state["counts"] = (dict(self.tally.actions), dict(self.tally.armed), self.tally.terminals)
 
@@ -304,7 +327,8 @@ class _Run:
         reduce = self.ample is not None and not st["sometimes"]
         st["reduced"] |= reduce
         return {"always": list(st["always"]), "sometimes": list(st["sometimes"]), "cap": len(st["always"]) + 1,
-                "skip": st["skip"], "check_deadlock": st["check_deadlock"], "reduce": reduce}
+                "skip": st["skip"], "check_deadlock": st["check_deadlock"], "reduce": reduce,
+                "start": sum(st["sizes"][:st["level"]])}
 
     def expand_level(self, started: float, progress) -> str | None:
         """Expand the current level chunk by chunk; number the next one and decide on it."""
@@ -360,8 +384,10 @@ class _Run:
         deadlocks = [d for *_, d in finished if d is not None]
         if deadlocks and st["check_deadlock"]:
             r = min(deadlocks)
-            st["violations"].append((level, (r << ORD_BITS) | ORD_MASK, -1, DEADLOCK.name, level, r))
+            st["violations"].append((level, (r << ORD_BITS) | ORD_MASK, -1, self.deadlock.name, level, r))
             st["check_deadlock"] = False
+        if self.liveness is not None:
+            self.liveness.numbered(self.peers, links, sum(st["sizes"]))
         st["links"].append(links)
         st["sizes"].append(len(links))
         st["level"] = level + 1
@@ -395,15 +421,19 @@ class _Run:
         level = st["level"]
         frontier = st["sizes"][level] if level < len(st["sizes"]) else 0
         depth = sum(1 for size in st["sizes"] if size)
+        if depth and st.get("hollow") == max(i for i, size in enumerate(st["sizes"]) if size):
+            depth -= 1
         stats = Stats(st["states"], st["transitions"], depth, 0, seconds)
-        violated = bool(st["violations"])
+        violated = self.errors()
         complete = limit is None and not frontier
         result = Result(complete and not (self.stop_on_violation and violated), stats, limit=limit)
         props = {p.name: p for p in self.always}
-        props[DEADLOCK.name] = DEADLOCK
+        props[self.deadlock.name] = self.deadlock
         for *_order, name, lvl, rank in sorted(st["violations"]):
-            result.violations.append(Violation(props[name], replay(self.model, self.ordinals(lvl, rank))))
+            found = result.warnings if name in self.warnings else result.violations
+            found.append(Violation(props[name], replay(self.model, self.ordinals(lvl, rank))))
         result.witnesses = {p.name: None for p in self.sometimes}
+        result.optional = frozenset(p.name for p in self.sometimes if not p.required)
         for name, (lvl, rank) in st["witnesses"].items():
             result.witnesses[name] = replay(self.model, self.ordinals(lvl, rank))
         result.reduced = st["reduced"]
@@ -412,10 +442,17 @@ class _Run:
             starts.append(starts[-1] + size)
         settled = {name: starts[lvl] + rank for *_o, _i, name, lvl, rank in st["violations"]}
         settled.update((name, starts[lvl] + rank) for name, (lvl, rank) in st["witnesses"].items())
-        deadlock = DEADLOCK if getattr(self.model, "check_deadlock", True) else None
+        falsified = None
+        if self.liveness is not None:
+            falsified = self.liveness.falsified(self.peers)
+            if result.complete:
+                for p, ordinals, loop in self.liveness.violations(self.peers, st["states"], st["sizes"][0],
+                                                                  self.ordinals, starts):
+                    result.violations.append(Violation(p, replay(self.model, ordinals, loop)))
+        deadlock = self.deadlock if getattr(self.model, "check_deadlock", True) else None
         result.coverage = summarize(self.props, self.tally, st["states"], settled,
-                                    {name for *_o, _i, name, _l, _r in st["violations"]},
-                                    set(result.missing_required) if result.complete else set(), deadlock)
+                                    {v.property.name for v in result.violations + result.warnings},
+                                    set(result.missing_required) if result.complete else set(), deadlock, falsified)
         return result
 
 

@@ -61,6 +61,9 @@ class Worker:
         self.next = Level(in_memory, folder)
         self.held: list = []
         self.tally = Tally(model, props)
+        #: per watched property, the keys of this level's states found armed; counted once the level's first
+        #: violator is known (a one-process search stops counting a property at its first violating state)
+        self.armed_at: dict[str, array] = {}
 
     # -- a level --------------------------------------------------------------------
 
@@ -81,6 +84,8 @@ class Worker:
         self.witness: dict[int, list[int]] = {}
         self.deadlock: int | None = None
         self.tally.watch([self.always[i] for i in plan["always"]])
+        # the model's armed_during reads the discovering step: pending queries then keep whole successors
+        self.during = self.tally.during if self.tally.armers and self.tally.during is not None else None
         return len(self.level)
 
     def expand(self, hi: int, gifts: list) -> tuple:
@@ -89,6 +94,7 @@ class Worker:
         n, me, seen = self.n, self.me, self.seen
         fingerprint, successors, reduce = self.fingerprint, self.successors, self.reduce
         skip, deadlocks = self.plan["skip"], self.plan["check_deadlock"]
+        whole = self.during is not None
         fps = [array("q") for _ in range(n)]
         keys = [array("q") for _ in range(n)]
         self.pend = pend = [[] for _ in range(n)]
@@ -114,7 +120,7 @@ class Worker:
                     continue
                 fps[owner].append(fp)
                 keys[owner].append(base | ordinal)
-                pend[owner].append(nxt)
+                pend[owner].append(successor if whole else nxt)
             transitions += count
             if count > ORD_MASK:
                 raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
@@ -141,7 +147,11 @@ class Worker:
         for _key, sender, i in best.values():
             flags[sender][i] = 1
         seen.update(best)
+        self.owned(best)
         return [bytes(f) for f in flags]
+
+    def owned(self, best: dict) -> None:
+        """The states this chunk discovered that I own, ``{fp: (key, sender, index)}``: a hook (``eventually``)."""
 
     def accept(self, flags: list[bytes], gifts: dict[int, int]) -> tuple[int, dict]:
         """Keep the queries the owners flagged, check them, and give ``gifts[worker]`` of them away.
@@ -155,6 +165,10 @@ class Worker:
             won.extend(zip(compress(self.keys[owner], f), compress(self.pend[owner], f)))
         if self.n > 1:
             won.sort(key=_first)
+        if self.during is not None:  # whole successors: count what their steps armed, keep their states
+            for key, successor in won:
+                self._arm(key, successor[1], self.during(successor))
+            won = [(key, successor[1]) for key, successor in won]
         self.pend = self.keys = None
         to = [w for w, count in gifts.items() for _ in range(count)]
         out = {w: (array("q"), []) for w in gifts}
@@ -172,9 +186,17 @@ class Worker:
                 self.held.append((key, state))
         return len(won), {w: (k.tobytes(), encode_batch(st)) for w, (k, st) in out.items() if st}
 
+    def _arm(self, key: int, state, during=()) -> None:
+        for name, arm in self.tally.armers:
+            if name in during or arm(state):
+                found = self.armed_at.get(name)
+                if found is None:
+                    found = self.armed_at[name] = array("q")
+                found.append(key)
+
     def _discover(self, key: int, state) -> None:
-        if self.tally.armers:
-            self.tally.state(state)
+        if self.tally.armers and self.during is None:
+            self._arm(key, state)
         for i in self.plan["always"]:
             if i not in self.first and not self.always[i].condition(state):
                 self.first[i] = key
@@ -207,8 +229,17 @@ class Worker:
         self.level, self.next = self.next, Level(self.in_memory, self.folder)
         self.level.ranks = _ints(ranks)
 
-    def counts(self) -> tuple:
-        """My coverage counts since the last call (:mod:`.coverage`), handed over and reset."""
+    def counts(self, cutoffs: dict | None = None) -> tuple:
+        """My coverage counts since the last call (:mod:`.coverage`), handed over and reset.
+
+        ``cutoffs[name]``: the key of the level's first violator of ``name``; states armed
+        after it are not counted, as in a one-process search.
+        """
+        cutoffs = cutoffs or {}
+        for name, keys in self.armed_at.items():
+            cut = cutoffs.get(name)
+            self.tally.armed[name] += len(keys) if cut is None else sum(1 for k in keys if k <= cut)
+        self.armed_at = {}
         return self.tally.take()
 
     def usage(self) -> tuple[int, float]:
@@ -250,12 +281,12 @@ def _first(item):
     return item[0]
 
 
-def serve(conn, model, me: int, n: int, options: dict) -> None:
-    """A worker process: run the coordinator's calls until it says stop or goes away."""
+def serve(conn, model, me: int, n: int, options: dict, kind: type = Worker) -> None:
+    """A worker process (a ``kind``): run the coordinator's calls until it says stop or goes away."""
     import gc
 
     gc.freeze()
-    worker = Worker(model, me, n, **options)
+    worker = kind(model, me, n, **options)
     while True:
         try:
             name, args = conn.recv()

@@ -1,0 +1,391 @@
+"""``eventually`` properties on the level-synchronous search (:mod:`.parallel`): records and the liveness pass.
+
+The liveness pass (:mod:`.liveness`) needs the graph among states that
+falsify an ``eventually`` condition, after a complete run.  Here each
+worker records its share as it expands, and the coordinator assembles the
+very :class:`~.liveness.EventualGraph` the one-process search
+(:func:`.search.explore`) builds, so the pass reports the same
+counterexamples, whatever the number of workers:
+
+state ids
+    a state's id is its discovery position in the one-process search: the
+    states of the levels before it, plus its rank in its level (the level
+    engine ranks a level in that search's order).  An expanding worker
+    knows its states' ranks; a successor is known only by its fingerprint
+    until its owner (the worker owning ``fp % n``) learns its id: the owner
+    keeps the key ``(parent rank, ordinal)`` of every state it discovers,
+    and turns it into an id once the coordinator has ranked the level.
+    Edges are recorded with the successor's fingerprint; after the run the
+    coordinator gathers the owners' tables and translates.
+what a worker records
+    per state it expands (or skips as a first violator), which conditions
+    it falsifies; per falsifying state it expands, its successors' edges
+    and fairness classes, and the fairness classes of *every* enabled action
+    where the state was reduced (``ample.enabled``: :mod:`.por`); its
+    terminal states.
+fairness classes
+    the pass orders classes by their ids (the greedy lasso takes the least
+    missing class first), which the one-process search hands out in order of
+    first use; each worker records where it first used each class (state
+    id, position among the state's successors, then among its enabled
+    actions), and the coordinator numbers the classes by the least of these.
+edge order
+    a worker expands its states in id order, so its edges come sorted by
+    source, each source's edges in the one-process search's order; merging
+    the workers' lists by source gives that search's list.
+
+Not covered: checkpoints (the records and the owners' id tables are not
+saved; a run with ``eventually`` properties writes none and says so).
+Memory: per state 16 bytes in its owner's id table, per falsifying state
+13 bytes (id, conditions, fairness set), held by the workers until the run
+ends; per transition out of a falsifying state 24 bytes, on disk (each
+worker's spill file).  After the run the workers let their search's memory
+go and hand over; the coordinator builds the graph (about 6 bytes per state
+and 24 per edge among falsifying states) as it streams the spill files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from array import array
+from bisect import bisect_left, bisect_right
+from heapq import merge
+from operator import itemgetter
+
+from .liveness import EventualGraph
+from .store import FP_MASK
+from .worker import ORD_BITS, ORD_MASK, Worker
+
+
+#: edges held in a worker's memory before they are appended to its spill file
+SPILL = 1 << 16
+#: an owner's id table is sorted in buckets by a fingerprint's top 4 bits (fingerprints have 60)
+_BUCKETS, _BUCKET_SHIFT = 16, FP_MASK.bit_length() - 4
+
+
+def _ints(data: bytes, code: str = "q") -> array:
+    out = array(code)
+    out.frombytes(data)
+    return out
+
+
+def _ask(peers, name: str, per_peer) -> list:
+    """Send ``name`` to every peer with its own arguments, then collect the answers in order."""
+    for peer, args in zip(peers, per_peer):
+        peer.send(name, *args)
+    return [peer.recv() for peer in peers]
+
+
+class EventualWorker(Worker):
+    """A :class:`~.worker.Worker` that also records what the liveness pass needs (module docstring).
+
+    Life cycle: as a worker; ``own`` (initial states) and ``number_owned``
+    (after each level is ranked) fill the owner's id table; after the run
+    ``records`` hands over the records, the id table and the spill file.
+    """
+
+    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool) -> None:
+        super().__init__(model, me, n, in_memory, folder, por)
+        self.eventual = [p for p in model.properties() if p.expectation == "eventually"]
+        if len(self.eventual) > 62:
+            raise ValueError("the level engine records at most 62 eventually properties per state")
+        self.fairness = getattr(model, "fairness_class", None)
+        # per falsifying state: its id, the conditions it falsifies (bit k: property k), its enabled classes' set
+        self.marked, self.bits = array("q"), array("B" if len(self.eventual) <= 8 else "q")
+        self.en_set = array("i")
+        # edges out of falsifying states: source id, successor fingerprint, ordinal, local class id
+        self.e_src, self.e_dst, self.e_ord, self.e_cls = array("q"), array("q"), array("i"), array("i")
+        self.edge_file, self.edge_runs = None, []  # edges spilled to disk, in runs of these lengths
+        self.edge_path, self.edge_cleanup = None, None
+        self.terminals = array("q")
+        self.classes: dict = {}  # fairness class -> local id
+        self.class_first: list[tuple[int, int]] = []  # local id -> (state id, position) of its first use
+        self.set_ids: dict[frozenset, int] = {frozenset(): 0}
+        self.sets: list[tuple] = [()]
+        self.t_fp, self.t_id = array("q"), array("q")  # the states I own: fingerprint, id
+        self.p_fp, self.p_key = array("q"), array("q")  # discovered at the level being expanded: fp, key
+
+    def _class(self, action, sid: int, pos: int) -> int:
+        c = self.fairness(action)
+        if c is None:
+            return -1
+        found = self.classes.get(c)
+        if found is None:
+            found = self.classes[c] = len(self.class_first)
+            self.class_first.append((sid, pos))
+        return found
+
+    def _enable(self, sid: int, class_ids: list) -> None:
+        key = frozenset(c for c in class_ids if c >= 0)
+        found = self.set_ids.get(key)
+        if found is None:
+            found = self.set_ids[key] = len(self.sets)
+            self.sets.append(tuple(key))
+        self.en_set[-1] = found  # sid is the state marked last
+
+    def _mark(self, sid: int, state) -> int:
+        bits = 0
+        for k, p in enumerate(self.eventual):
+            if not p.condition(state):
+                bits |= 1 << k
+        if bits:
+            self.marked.append(sid)
+            self.bits.append(bits)
+            self.en_set.append(0)
+        return bits
+
+    def expand(self, hi: int, gifts: list) -> tuple:
+        """:meth:`.worker.Worker.expand`, recording each state's flags, and edges out of falsifying ones."""
+        self._keep(gifts)
+        n, me, seen = self.n, self.me, self.seen
+        fingerprint, successors, reduce = self.fingerprint, self.successors, self.reduce
+        skip, deadlocks = self.plan["skip"], self.plan["check_deadlock"]
+        start, fair, whole = self.plan["start"], self.fairness is not None, self.during is not None
+        e_src, e_dst, e_ord, e_cls = self.e_src.append, self.e_dst.append, self.e_ord.append, self.e_cls.append
+        fps = [array("q") for _ in range(n)]
+        keys = [array("q") for _ in range(n)]
+        self.pend = pend = [[] for _ in range(n)]
+        transitions = 0
+        kind_of, acts = self.tally.kind, self.tally.actions
+        while self.peek is not None and self.peek[0] < hi:
+            rank, state = self.peek
+            self.peek = next(self.todo, None)
+            sid = start + rank
+            record = self._mark(sid, state)  # before the skip: a first violator is marked, not expanded
+            if rank in skip:
+                continue
+            classes = [] if record and fair else None
+            base = rank << ORD_BITS
+            pairs = reduce(state) if reduce is not None else None
+            count = 0
+            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
+                count += 1
+                if kind_of is not None:
+                    act = successor[0]
+                    acts[act] = acts.get(act, 0) + 1
+                nxt = successor[1]
+                fp = fingerprint(nxt) & FP_MASK
+                if record:
+                    cid = -1
+                    if classes is not None:
+                        cid = self._class(successor[0], sid, count - 1)
+                        classes.append(cid)
+                    e_src(sid)
+                    e_dst(fp)
+                    e_ord(ordinal)
+                    e_cls(cid)
+                owner = fp % n
+                if owner == me and fp in seen:
+                    continue
+                fps[owner].append(fp)
+                keys[owner].append(base | ordinal)
+                pend[owner].append(successor if whole else nxt)
+            transitions += count
+            if count > ORD_MASK:
+                raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
+            if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
+                classes = [self._class(a, sid, count + j) for j, a in enumerate(reduce.enabled(state))]
+            if classes:
+                self._enable(sid, classes)
+            if count == 0:
+                self.tally.terminals += 1
+                self.terminals.append(sid)
+            if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
+                self.deadlock = rank
+        self.keys = keys
+        if len(self.e_src) >= SPILL:
+            self._spill_edges()
+        return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
+
+    def _spill_edges(self) -> None:
+        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run)."""
+        if self.edge_file is None:
+            fd, self.edge_path = tempfile.mkstemp(dir=self.folder, prefix="acplab-edges-")
+            self.edge_file = os.fdopen(fd, "wb")
+            # removed with me unless handed over (a run cut short by a limit never reads it)
+            self.edge_cleanup = weakref.finalize(self, _remove, self.edge_path)
+        self.edge_runs.append(len(self.e_src))
+        for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
+            a.tofile(self.edge_file)
+            del a[:]
+
+    # -- the owner's id table -------------------------------------------------------
+
+    def owned(self, best: dict) -> None:
+        for fp, (key, _sender, _i) in best.items():
+            self.p_fp.append(fp)
+            self.p_key.append(key)
+
+    def own(self, fps: bytes, ids: bytes) -> None:
+        """Initial states I own: their fingerprints and ids."""
+        self.t_fp.extend(_ints(fps))
+        self.t_id.extend(_ints(ids))
+
+    def number_owned(self, links: bytes, start: int) -> None:
+        """The level just ranked (its sorted keys ``links``, its first id ``start``): ids of the states I own."""
+        links = _ints(links)
+        t_fp, t_id = self.t_fp, self.t_id
+        for fp, key in zip(self.p_fp, self.p_key):
+            t_fp.append(fp)
+            t_id.append(start + bisect_left(links, key))
+        self.p_fp, self.p_key = array("q"), array("q")
+
+    def falsified(self) -> list[int]:
+        """Per ``eventually`` property, how many of my marked states falsify it."""
+        return [sum(1 for b in self.bits if b >> k & 1) for k in range(len(self.eventual))]
+
+    def records(self) -> dict:
+        """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first.
+
+        The edges stay on disk: the coordinator reads my spill file (``edges``: its
+        path and run lengths) and removes it.
+        """
+        self.seen = set()
+        self.level.close()
+        self.next.close()
+        if len(self.e_src):
+            self._spill_edges()
+        if self.edge_file is not None:
+            self.edge_file.close()
+            self.edge_cleanup.detach()
+        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
+               "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
+               "edges": (self.edge_path, self.edge_runs), "table": (self.t_fp, self.t_id)}
+        self.marked = self.bits = self.en_set = self.terminals = self.t_fp = self.t_id = None
+        self.edge_file = self.edge_path = None
+        return out
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _sorted_table(tables: list) -> list[tuple[array, array]]:
+    """The owners' id tables ``(fingerprints, ids)`` as one, sorted by fingerprint in 16 buckets by the top
+    bits (each bucket sorted on its own: a sixteenth of the memory a whole sort takes).  Empties ``tables``."""
+    split = [(array("q"), array("q")) for _ in range(_BUCKETS)]
+    while tables:
+        fps, ids = tables.pop()
+        if len(ids) and max(ids) >> 32:
+            raise ValueError("the liveness pass numbers states with 32 bits")
+        for fp, i in zip(fps, ids):
+            keys, values = split[fp >> _BUCKET_SHIFT]
+            keys.append(fp)
+            values.append(i)
+    table = []
+    for n, (keys, values) in enumerate(split):
+        packed = sorted((fp << 32) | i for fp, i in zip(keys, values))  # one int each: sorts without a key list
+        split[n] = None
+        table.append((array("q", (p >> 32 for p in packed)), array("q", (p & 0xFFFFFFFF for p in packed))))
+    return table
+
+
+def _edges(spilled, remap, table):
+    """One worker's edges from its spill file, in order: ``(src, dst id, ordinal, coordinator class id)``."""
+    path, runs = spilled
+    if path is None:
+        return
+    try:
+        with open(path, "rb") as f:
+            for count in runs:
+                src, fps, ords, cls = array("q"), array("q"), array("i"), array("i")
+                for a in (src, fps, ords, cls):
+                    a.fromfile(f, count)
+                for s, fp, o, c in zip(src, fps, ords, cls):
+                    keys, ids = table[fp >> _BUCKET_SHIFT]
+                    yield s, ids[bisect_left(keys, fp)], o, remap[c] if c >= 0 else -1
+    finally:
+        _remove(path)
+
+
+class Liveness:
+    """The coordinator's side: the owners' id tables kept up to date, then the graph and its pass.
+
+    Life cycle: ``seeded`` after level 0 is handed out, ``numbered`` after
+    each level is ranked, then ``falsified`` and (after a complete run)
+    ``violations``.
+    """
+
+    def __init__(self, model, props) -> None:
+        self.model = model
+        self.props = [p for p in props if p.expectation == "eventually"]
+        self.fairness = getattr(model, "fairness_class", None)
+
+    def seeded(self, peers, fps: list[int]) -> None:
+        n = len(peers)
+        per = [(array("q", [fp for fp in fps if fp % n == i]).tobytes(),
+                array("q", [r for r, fp in enumerate(fps) if fp % n == i]).tobytes()) for i in range(n)]
+        _ask(peers, "own", per)
+
+    def numbered(self, peers, links: array, start: int) -> None:
+        raw = links.tobytes()
+        _ask(peers, "number_owned", [(raw, start)] * len(peers))
+
+    def falsified(self, peers) -> dict[str, int]:
+        """Per property, the states marked as falsifying its condition (all of them after a complete run)."""
+        counts = _ask(peers, "falsified", [()] * len(peers))
+        return {p.name: sum(c[k] for c in counts) for k, p in enumerate(self.props)}
+
+    def assemble(self, peers, states: int, inits: int) -> EventualGraph:
+        """The :class:`~.liveness.EventualGraph` the one-process search would have built."""
+        records = _ask(peers, "records", [()] * len(peers))
+        graph = EventualGraph(self.props, self.fairness)
+        graph.sized(states)
+        for rec in records:
+            for sid, bits in zip(rec["marked"], rec["bits"]):
+                graph.flag(sid, bits)
+        first: dict = {}
+        for rec in records:
+            for c, where in zip(rec["classes"], rec["first"]):
+                if c not in first or where < first[c]:
+                    first[c] = where
+        number = {c: i for i, c in enumerate(sorted(first, key=first.__getitem__))}
+        for rec in records:
+            rec["remap"] = remap = [number[c] for c in rec["classes"]]
+            sets = [graph.set_id(remap[c] for c in s) for s in rec["sets"]]
+            for sid, local in zip(rec["marked"], rec["en_set"]):
+                if local:
+                    graph.enabled[sid] = sets[local]
+            rec["marked"] = rec["bits"] = rec["en_set"] = None
+        graph.inits = list(range(inits))
+        graph.terminals = sorted(t for rec in records for t in rec["terminals"])
+        table = _sorted_table([rec.pop("table") for rec in records])
+        # a worker's edges come in source order, and sources are the workers' own: merged, the one-process order
+        graph.ord, graph.cls = array("i"), array("i")
+        edge = graph.edge  # keeps those between falsifying states
+        for src, dst, ordinal, cid in merge(*[_edges(rec["edges"], rec["remap"], table) for rec in records],
+                                            key=itemgetter(0)):
+            edge(src, dst, ordinal, cid)
+        return graph
+
+    def violations(self, peers, states: int, level0: int, ordinals, starts: list[int]):
+        """``(property, ordinals, loop_start)`` per violated ``eventually`` property (a complete run)."""
+        graph = self.assemble(peers, states, level0)
+        return list(graph.violations(_Paths(ordinals, starts)))
+
+
+class _Paths:
+    """What :meth:`.liveness.EventualGraph.violations` reads of a store, from the level engine's parent links."""
+
+    def __init__(self, ordinals, starts: list[int]) -> None:
+        self._ordinals, self._starts = ordinals, starts
+        self.ordinal = _Level0(ordinals)
+
+    def ordinals_to(self, idx: int) -> list[int]:
+        level = bisect_right(self._starts, idx) - 1
+        return self._ordinals(level, idx - self._starts[level])
+
+
+class _Level0:
+    """``ordinal[i]`` of an initial state ``i``: its position in ``init_states()``."""
+
+    def __init__(self, ordinals) -> None:
+        self._ordinals = ordinals
+
+    def __getitem__(self, idx: int) -> int:
+        return self._ordinals(0, idx)[0]
