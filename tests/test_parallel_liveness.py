@@ -23,30 +23,23 @@ def spill_edges_early(monkeypatch):
     monkeypatch.setattr(eventual_levels, "SPILL", 40)
 
 
-def signature(r, armed=True):
-    """Everything a run reports: paths as replay tokens with their loop starts, coverage included.
-
-    ``armed=False`` leaves out coverage's armed counts of ``always`` properties: the ACP model's
-    ``armed_during`` (which monitors a step armed on the way) may answer differently for a step taken
-    from a state that went through pickle (the level engine's spilled and given states), an answer that
-    rests on object identity in the model's monitor code, not on the state's value.
-    """
+def signature(r):
+    """Everything a run reports: paths as replay tokens with their loop starts, coverage included."""
     cov = r.coverage
     return (r.verdict, r.complete, r.stats.states, r.stats.transitions, r.stats.depth, r.limit,
             [(v.property.name, v.path.ordinals, v.path.loop_start) for v in r.violations],
             [(w.property.name, w.path.ordinals) for w in r.warnings],
             {k: None if p is None else p.ordinals for k, p in r.witnesses.items()}, r.missing_optional, r.reduced,
             r.confirmed,
-            cov.actions, {name: (c.evaluated, c.armed if armed or c.expectation != "always" else None, c.violated)
-                          for name, c in cov.properties.items()})
+            cov.actions, {name: (c.evaluated, c.armed, c.violated) for name, c in cov.properties.items()})
 
 
-def same(make, workers=(1, 2), armed=True, **options):
+def same(make, workers=(1, 2), **options):
     one = explore(make(), **options)
     for n in workers:
         # small chunks and levels spilled early: exchanges, gifts, the disk and the id tables all get exercised
         many = explore_levels(make(), workers=n, in_memory=5, chunk=7 if one.stats.states < 2000 else 97, **options)
-        assert signature(many, armed) == signature(one, armed), n
+        assert signature(many) == signature(one), n
     return one
 
 
@@ -132,6 +125,6 @@ def _acp(spec, scenario, por):
 ])
 def test_acp_checks_give_the_one_process_result(spec, scenario, por):
     """Verdicts, shortest lengths, lassos (confirmed unreduced under POR), stuck states, witnesses and counts."""
-    one = same(lambda: _acp(spec, scenario, por), armed=False)
+    one = same(lambda: _acp(spec, scenario, por))
     if spec != "rfd":
         assert one.verdict == "violated"
