@@ -121,7 +121,7 @@ from .monitors_order import FeedFollowsHistory
 #: text.  When one changes, the reduction switches itself off (and says
 #: why) until someone re-reads the argument and updates the digest with
 #: :func:`source_digest`.
-REVIEWED = "8a9e4b7f02b2ab12b792406482d0c156a7371dc675c3b9bd0132463f27f9d3fd"
+REVIEWED = "761ad71de553ebfa5ff72a6845fc32a7dd972f419b89dc0b8a02c38d6d380072"
 
 _REVIEWED_MODULES = (adapter, agent, agent_common, agent_resume, agent_work, client, enabling, events, model, monitors,
                      monitors_base, monitors_order, monitors_outcome, monitors_response, monitors_view, network, state)
