@@ -78,7 +78,7 @@ class SimParams:
     disable_monitors: tuple[str, ...] = ()
 
     def validate(self) -> "SimParams":
-        from acplab.model.acp.monitor_set import RENAMED, monitor_names, unknown_monitor
+        from acplab.model.acp.monitor_set import monitor_names, replaced_by
         from acplab.model.acp.spec import get_spec
 
         get_spec(self.spec)
@@ -120,7 +120,7 @@ class SimParams:
         known = set(monitor_names())
         for name in self.disable_monitors:
             if name not in known:
-                said = unknown_monitor(name) if name in RENAMED else f"known: {', '.join(sorted(known))}"
+                said = replaced_by(name) or f"known: {', '.join(sorted(known))}"
                 raise InputError(f"unknown monitor {_short(name)}; {said}")
         return self
 

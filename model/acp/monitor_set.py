@@ -88,8 +88,8 @@ def monitor_names() -> list[str]:
     return [m.name for m in monitor_properties()]
 
 
-def unknown_monitor(name: str) -> str:
-    """The end of an error for a monitor name nobody knows: the new names if it is an old one."""
+def replaced_by(name: str) -> str | None:
+    """For a model monitor the swap removed, the sentence naming its successors; None for any other name."""
     if name in RENAMED:
         return f"{name} was replaced by {' and '.join(RENAMED[name])}"
-    return f"known: {', '.join(sorted(monitor_names()))}"
+    return None

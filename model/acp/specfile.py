@@ -137,7 +137,7 @@ def _text(where: str, key: str, value) -> str:
 def _reasons(where: str, data: dict, key: str) -> tuple:
     """A ``[by_design]`` or ``[not_applicable]`` table: property name -> reason."""
     from .goals import GOAL_NAMES
-    from .monitor_set import RENAMED, monitor_names, unknown_monitor
+    from .monitor_set import monitor_names, replaced_by
 
     table = data.get(key, {})
     if not isinstance(table, dict):
@@ -145,7 +145,7 @@ def _reasons(where: str, data: dict, key: str) -> tuple:
     known = monitor_names() + list(GOAL_NAMES) + list(bridge_property_names())
     for prop, reason in table.items():
         if prop not in known:
-            hint = unknown_monitor(prop) if prop in RENAMED else "see `acplab properties`"
+            hint = replaced_by(prop) or "see `acplab properties`"
             raise InputError(f"{where}: [{key}] names unknown property {prop!r}; {hint}")
         _text(where, f"[{key}] {prop}", reason)
     if key == "by_design" and set(table) & set(GOAL_NAMES):
