@@ -68,7 +68,9 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import _count_elements as count_elements  # Counter.update's C loop
 from collections.abc import Callable
+from operator import itemgetter
 from dataclasses import dataclass, field
 
 from .coverage import Coverage, Tally, summarize
@@ -77,6 +79,8 @@ from .path import Path, replay
 from .por import ample_of, confirm
 from .properties import DEADLOCK, Property, TransitionSystem, reject_duplicate_names
 from .store import FP_MASK, FingerprintStore
+
+first, second = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -214,7 +218,7 @@ def explore(
     successors = model.successors
     ample = ample_of(model, por, bool(eventual), visitor)
     tally = Tally(model, props)
-    kind_of, acts, arming = tally.kind, tally.actions, tally.state if tally.armers else None
+    count_actions = tally.kind is not None
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -226,36 +230,49 @@ def explore(
     warned: list[tuple[Property, int]] = []
     witnessed: list[tuple[Property, int]] = []
 
+    always_conds = [p.condition for p in active_always]
+    sometimes_conds = [p.condition for p in active_sometimes]
+
     def discover(state, idx, successor=None) -> bool:
         """Check a newly found state (found by ``successor``); return whether it may be expanded."""
         if graph is not None:
             graph.mark(idx, state)
         if visitor is not None:
             visitor.state(idx, state)
-        if arming is not None:
-            arming(state, successor)
+        if tally.armers:
+            tally.state(state, successor)
         if active_warn:
             for p in [p for p in active_warn if not p.condition(state)]:
                 active_warn.remove(p)
                 warned.append((p, idx))
                 tally.stop(p.name)
-        bad = [p for p in active_always if not p.condition(state)]
-        if bad:
-            for p in bad:
-                active_always.remove(p)
-                violated.append((p, idx))
-                tally.stop(p.name)
-            if not expand_violating:
-                return False
-        if active_sometimes:
-            for p in [p for p in active_sometimes if p.condition(state)]:
-                active_sometimes.remove(p)
-                witnessed.append((p, idx))
+        for cond in always_conds:  # a plain loop: no comprehension frame on the common path
+            if not cond(state):
+                for p in [p for p in active_always if not p.condition(state)]:
+                    active_always.remove(p)
+                    violated.append((p, idx))
+                    tally.stop(p.name)
+                always_conds[:] = [p.condition for p in active_always]
+                if not expand_violating:
+                    return False
+                break
+        for cond in sometimes_conds:
+            if cond(state):
+                for p in [p for p in active_sometimes if p.condition(state)]:
+                    active_sometimes.remove(p)
+                    witnessed.append((p, idx))
+                sometimes_conds[:] = [p.condition for p in active_sometimes]
+                break
         return True
 
     store = FingerprintStore(track_index=graph is not None or visitor is not None)
     seen, index, add = store.seen, store.index, store.add
     parent_of = store.parent
+    # without a graph or a visitor the loop stores a state inline (what store.add does, no call)
+    plain = graph is None and visitor is None
+    seen_add = seen.add if plain else None
+    parent_append, ordinal_append = parent_of.append, store.ordinal.append
+    acts = tally.actions
     frontier = []
     for ordinal, state in enumerate(model.init_states()):
         fp = fingerprint(state) & FP_MASK
@@ -278,42 +295,56 @@ def explore(
         next_frontier = []
         reduce = ample if ample is not None and not active_sometimes else None
         result.reduced |= reduce is not None
+        size = len(parent_of)
         for n, (state, idx) in enumerate(frontier):
-            count = 0
             # fairness classes of every successor, for a state that falsifies an `eventually`
             classes = [] if fair and graph.falsifying(idx) else None
             pairs = reduce(state) if reduce is not None else None
-            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
-                nxt = successor[1]
-                count += 1
-                if kind_of is not None:  # counted per action, folded into kinds at the end (cheaper)
-                    act = successor[0]
-                    acts[act] = acts.get(act, 0) + 1
-                cid = -1
-                if classes is not None:
-                    cid = graph.class_id(successor[0])
-                    classes.append(cid)
-                fp = fingerprint(nxt) & FP_MASK
-                if fp in seen:
+            succs = successors(state) if pairs is None else pairs
+            if type(succs) is not list:
+                succs = list(succs)
+            if count_actions:  # per action, in C; folded into kinds at the end
+                count_elements(acts, map(first, succs) if pairs is None else map(first, map(second, pairs)))
+            if plain:  # no liveness graph, no visitor: the loop every invariant-only check runs
+                for ordinal, successor in enumerate(succs) if pairs is None else succs:
+                    fp = fingerprint(successor[1]) & FP_MASK
+                    if fp in seen:
+                        continue
+                    seen_add(fp)
+                    parent_append(idx)
+                    ordinal_append(ordinal)
+                    if discover(successor[1], size, successor):
+                        next_frontier.append((successor[1], size))
+                    size += 1
+            else:
+                for ordinal, successor in enumerate(succs) if pairs is None else succs:
+                    nxt = successor[1]
+                    cid = -1
+                    if classes is not None:
+                        cid = graph.class_id(successor[0])
+                        classes.append(cid)
+                    fp = fingerprint(nxt) & FP_MASK
+                    if fp in seen:
+                        if graph is not None:
+                            graph.edge(idx, index[fp], ordinal, cid)
+                        if visitor is not None:
+                            visitor.edge(idx, index[fp], successor)
+                        continue
+                    new = add(fp, idx, ordinal)
+                    expand = discover(nxt, new, successor)
                     if graph is not None:
-                        graph.edge(idx, index[fp], ordinal, cid)
+                        graph.edge(idx, new, ordinal, cid)
                     if visitor is not None:
-                        visitor.edge(idx, index[fp], successor)
-                    continue
-                new = add(fp, idx, ordinal)
-                expand = discover(nxt, new, successor)
-                if graph is not None:
-                    graph.edge(idx, new, ordinal, cid)
-                if visitor is not None:
-                    visitor.edge(idx, new, successor)
-                if expand:
-                    next_frontier.append((nxt, new))
-            stats.transitions += count
+                        visitor.edge(idx, new, successor)
+                    if expand:
+                        next_frontier.append((nxt, new))
+                size = len(parent_of)
+            stats.transitions += len(succs)
             if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
                 classes = [graph.class_id(a) for a in reduce.enabled(state)]
             if classes:
                 graph.enable(idx, classes)
-            if count == 0:
+            if not succs:
                 tally.terminals += 1
                 if graph is not None:
                     graph.terminals.append(idx)
