@@ -218,7 +218,7 @@ def explore(
     successors = model.successors
     ample = ample_of(model, por, bool(eventual), visitor)
     tally = Tally(model, props)
-    count_actions = tally.kind is not None
+    count_actions, during, armed = tally.kind is not None, tally.during, tally.armed
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -240,7 +240,12 @@ def explore(
         if visitor is not None:
             visitor.state(idx, state)
         if tally.armers:
-            tally.state(state, successor)
+            if successor is None or during is None:  # Tally.state's common case, without the call
+                for name, arm in tally.armers:
+                    if arm(state):
+                        armed[name] += 1
+            else:
+                tally.state(state, successor)
         if active_warn:
             for p in [p for p in active_warn if not p.condition(state)]:
                 active_warn.remove(p)
@@ -285,6 +290,7 @@ def explore(
             frontier.append((state, idx))
     limit = None
     next_report = started + 0.25
+    transitions = 0
     depth = 1 if frontier else 0
     while frontier and limit is None:
         if stop_on_violation and violated:
@@ -303,7 +309,7 @@ def explore(
             succs = successors(state) if pairs is None else pairs
             if type(succs) is not list:
                 succs = list(succs)
-            if count_actions:  # per action, in C; folded into kinds at the end
+            if count_actions:  # per action, in C (Counter's loop); folded into kinds at the end
                 count_elements(acts, map(first, succs) if pairs is None else map(first, map(second, pairs)))
             if plain:  # no liveness graph, no visitor: the loop every invariant-only check runs
                 for ordinal, successor in enumerate(succs) if pairs is None else succs:
@@ -339,7 +345,7 @@ def explore(
                     if expand:
                         next_frontier.append((nxt, new))
                 size = len(parent_of)
-            stats.transitions += len(succs)
+            transitions += len(succs)
             if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
                 classes = [graph.class_id(a) for a in reduce.enabled(state)]
             if classes:
@@ -353,7 +359,7 @@ def explore(
                     check_deadlock = False
             if n & 1023 == 0:
                 now = time.perf_counter()
-                stats.states = len(parent_of)
+                stats.states, stats.transitions = len(parent_of), transitions
                 if limits.max_states is not None and stats.states >= limits.max_states:
                     limit = f"max states {limits.max_states}"
                     break
@@ -370,7 +376,7 @@ def explore(
             gc.freeze()  # the states seen so far live long and hold no cycles: keep the collector off them
             if frontier:
                 depth += 1
-    stats.states = len(parent_of)
+    stats.states, stats.transitions = len(parent_of), transitions
     stats.depth = depth
     stats.queue = 0
     complete = limit is None and not frontier

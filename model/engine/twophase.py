@@ -85,9 +85,10 @@ class TwoPhase:
         for i, bit, rcv_prepared, prepare, choose_abort, rcv_commit, rcv_abort in self._per_rm:
             if init and mp & bit:
                 out.append((rcv_prepared, (rm, tm, tp | bit, mp, commit, abort)))
-            if rm[i] == "working":
-                out.append((prepare, (rm[:i] + ("prepared",) + rm[i + 1:], tm, tp, mp | bit, commit, abort)))
-                out.append((choose_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+            if rm[i] == "working":  # both successors share the slices around RM i
+                head, tail = rm[:i], rm[i + 1:]
+                out.append((prepare, (head + ("prepared",) + tail, tm, tp, mp | bit, commit, abort)))
+                out.append((choose_abort, (head + ("aborted",) + tail, tm, tp, mp, commit, abort)))
             if commit:
                 out.append((rcv_commit, (rm[:i] + ("committed",) + rm[i + 1:], tm, tp, mp, commit, abort)))
             if abort:
