@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import gc
 import time
+from array import array
 from collections import _count_elements as count_elements  # Counter.update's C loop
 from collections.abc import Callable
 from operator import itemgetter
@@ -278,7 +279,9 @@ def explore(
     seen_add = seen.add if plain else None
     parent_append, ordinal_append = parent_of.append, store.ordinal.append
     acts = tally.actions
-    frontier = []
+    # a level's states to expand, in index order; their indices run on from `base` unless a
+    # discovered state was not expanded (then `frontier_idx` lists them): no (state, index) pairs
+    frontier, frontier_idx, base = [], None, 0
     for ordinal, state in enumerate(model.init_states()):
         fp = fingerprint(state) & FP_MASK
         if fp in seen:
@@ -287,7 +290,11 @@ def explore(
         if graph is not None:
             graph.inits.append(idx)
         if discover(state, idx):
-            frontier.append((state, idx))
+            frontier.append(state)
+            if frontier_idx is not None:
+                frontier_idx.append(idx)
+        elif frontier_idx is None:
+            frontier_idx = array("q", range(idx))
     limit = None
     next_report = started + 0.25
     transitions = 0
@@ -298,11 +305,12 @@ def explore(
         if limits.max_depth is not None and depth >= limits.max_depth:
             limit = f"max depth {limits.max_depth}"
             break
-        next_frontier = []
+        next_frontier, next_idx = [], None
         reduce = ample if ample is not None and not active_sometimes else None
         result.reduced |= reduce is not None
-        size = len(parent_of)
-        for n, (state, idx) in enumerate(frontier):
+        size = next_base = len(parent_of)
+        for n, state in enumerate(frontier):
+            idx = base + n if frontier_idx is None else frontier_idx[n]
             # fairness classes of every successor, for a state that falsifies an `eventually`
             classes = [] if fair and graph.falsifying(idx) else None
             pairs = reduce(state) if reduce is not None else None
@@ -320,7 +328,11 @@ def explore(
                     parent_append(idx)
                     ordinal_append(ordinal)
                     if discover(successor[1], size, successor):
-                        next_frontier.append((successor[1], size))
+                        next_frontier.append(successor[1])
+                        if next_idx is not None:
+                            next_idx.append(size)
+                    elif next_idx is None:  # the states kept so far have consecutive indices
+                        next_idx = array("q", range(next_base, size))
                     size += 1
             else:
                 for ordinal, successor in enumerate(succs) if pairs is None else succs:
@@ -343,7 +355,11 @@ def explore(
                     if visitor is not None:
                         visitor.edge(idx, new, successor)
                     if expand:
-                        next_frontier.append((nxt, new))
+                        next_frontier.append(nxt)
+                        if next_idx is not None:
+                            next_idx.append(new)
+                    elif next_idx is None:
+                        next_idx = array("q", range(next_base, new))
                 size = len(parent_of)
             transitions += len(succs)
             if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
@@ -372,7 +388,7 @@ def explore(
                     progress(stats)
                     next_report = now + 0.5
         if limit is None:
-            frontier = next_frontier
+            frontier, frontier_idx, base = next_frontier, next_idx, next_base
             gc.freeze()  # the states seen so far live long and hold no cycles: keep the collector off them
             if frontier:
                 depth += 1
