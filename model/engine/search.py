@@ -71,8 +71,8 @@ import time
 from array import array
 from collections import _count_elements as count_elements  # Counter.update's C loop
 from collections.abc import Callable
-from operator import itemgetter
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from .coverage import Coverage, Tally, summarize
 from .liveness import EventualGraph
