@@ -107,7 +107,12 @@ class Tally:
         """Count ``state`` armed for each watched property whose predicate holds there, or that the
         step discovering it (``successor``) armed on the way (the model's ``armed_during``)."""
         armed = self.armed
-        during = self.during(successor) if successor is not None and self.during is not None else ()
+        if successor is None or self.during is None:  # the common case: the predicates alone
+            for name, arm in self.armers:
+                if arm(state):
+                    armed[name] += 1
+            return
+        during = self.during(successor)
         for name, arm in self.armers:
             if name in during or arm(state):
                 armed[name] += 1

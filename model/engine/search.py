@@ -68,8 +68,11 @@ from __future__ import annotations
 
 import gc
 import time
+from array import array
+from collections import _count_elements as count_elements  # Counter.update's C loop
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from .coverage import Coverage, Tally, summarize
 from .liveness import EventualGraph
@@ -77,6 +80,8 @@ from .path import Path, replay
 from .por import ample_of, confirm
 from .properties import DEADLOCK, Property, TransitionSystem, reject_duplicate_names
 from .store import FP_MASK, FingerprintStore
+
+first, second = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ def explore(
     successors = model.successors
     ample = ample_of(model, por, bool(eventual), visitor)
     tally = Tally(model, props)
-    kind_of, acts, arming = tally.kind, tally.actions, tally.state if tally.armers else None
+    count_actions, during, armed = tally.kind is not None, tally.during, tally.armed
 
     stats = Stats()
     result = Result(complete=False, stats=stats)
@@ -226,37 +231,57 @@ def explore(
     warned: list[tuple[Property, int]] = []
     witnessed: list[tuple[Property, int]] = []
 
+    always_conds = [p.condition for p in active_always]
+    sometimes_conds = [p.condition for p in active_sometimes]
+
     def discover(state, idx, successor=None) -> bool:
         """Check a newly found state (found by ``successor``); return whether it may be expanded."""
         if graph is not None:
             graph.mark(idx, state)
         if visitor is not None:
             visitor.state(idx, state)
-        if arming is not None:
-            arming(state, successor)
+        if tally.armers:
+            if successor is None or during is None:  # Tally.state's common case, without the call
+                for name, arm in tally.armers:
+                    if arm(state):
+                        armed[name] += 1
+            else:
+                tally.state(state, successor)
         if active_warn:
             for p in [p for p in active_warn if not p.condition(state)]:
                 active_warn.remove(p)
                 warned.append((p, idx))
                 tally.stop(p.name)
-        bad = [p for p in active_always if not p.condition(state)]
-        if bad:
-            for p in bad:
-                active_always.remove(p)
-                violated.append((p, idx))
-                tally.stop(p.name)
-            if not expand_violating:
-                return False
-        if active_sometimes:
-            for p in [p for p in active_sometimes if p.condition(state)]:
-                active_sometimes.remove(p)
-                witnessed.append((p, idx))
+        for cond in always_conds:  # a plain loop: no comprehension frame on the common path
+            if not cond(state):
+                for p in [p for p in active_always if not p.condition(state)]:
+                    active_always.remove(p)
+                    violated.append((p, idx))
+                    tally.stop(p.name)
+                always_conds[:] = [p.condition for p in active_always]
+                if not expand_violating:
+                    return False
+                break
+        for cond in sometimes_conds:
+            if cond(state):
+                for p in [p for p in active_sometimes if p.condition(state)]:
+                    active_sometimes.remove(p)
+                    witnessed.append((p, idx))
+                sometimes_conds[:] = [p.condition for p in active_sometimes]
+                break
         return True
 
     store = FingerprintStore(track_index=graph is not None or visitor is not None)
     seen, index, add = store.seen, store.index, store.add
     parent_of = store.parent
-    frontier = []
+    # without a graph or a visitor the loop stores a state inline (what store.add does, no call)
+    plain = graph is None and visitor is None
+    seen_add = seen.add if plain else None
+    parent_append, ordinal_append = parent_of.append, store.ordinal.append
+    acts = tally.actions
+    # a level's states to expand, in index order; their indices run on from `base` unless a
+    # discovered state was not expanded (then `frontier_idx` lists them): no (state, index) pairs
+    frontier, frontier_idx, base = [], None, 0
     for ordinal, state in enumerate(model.init_states()):
         fp = fingerprint(state) & FP_MASK
         if fp in seen:
@@ -265,9 +290,14 @@ def explore(
         if graph is not None:
             graph.inits.append(idx)
         if discover(state, idx):
-            frontier.append((state, idx))
+            frontier.append(state)
+            if frontier_idx is not None:
+                frontier_idx.append(idx)
+        elif frontier_idx is None:
+            frontier_idx = array("q", range(idx))
     limit = None
     next_report = started + 0.25
+    transitions = 0
     depth = 1 if frontier else 0
     while frontier and limit is None:
         if stop_on_violation and violated:
@@ -275,45 +305,68 @@ def explore(
         if limits.max_depth is not None and depth >= limits.max_depth:
             limit = f"max depth {limits.max_depth}"
             break
-        next_frontier = []
+        next_frontier, next_idx = [], None
         reduce = ample if ample is not None and not active_sometimes else None
         result.reduced |= reduce is not None
-        for n, (state, idx) in enumerate(frontier):
-            count = 0
+        size = next_base = len(parent_of)
+        for n, state in enumerate(frontier):
+            idx = base + n if frontier_idx is None else frontier_idx[n]
             # fairness classes of every successor, for a state that falsifies an `eventually`
             classes = [] if fair and graph.falsifying(idx) else None
             pairs = reduce(state) if reduce is not None else None
-            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
-                nxt = successor[1]
-                count += 1
-                if kind_of is not None:  # counted per action, folded into kinds at the end (cheaper)
-                    act = successor[0]
-                    acts[act] = acts.get(act, 0) + 1
-                cid = -1
-                if classes is not None:
-                    cid = graph.class_id(successor[0])
-                    classes.append(cid)
-                fp = fingerprint(nxt) & FP_MASK
-                if fp in seen:
+            succs = successors(state) if pairs is None else pairs
+            if type(succs) is not list:
+                succs = list(succs)
+            if count_actions:  # per action, in C (Counter's loop); folded into kinds at the end
+                count_elements(acts, map(first, succs) if pairs is None else map(first, map(second, pairs)))
+            if plain:  # no liveness graph, no visitor: the loop every invariant-only check runs
+                for ordinal, successor in enumerate(succs) if pairs is None else succs:
+                    fp = fingerprint(successor[1]) & FP_MASK
+                    if fp in seen:
+                        continue
+                    seen_add(fp)
+                    parent_append(idx)
+                    ordinal_append(ordinal)
+                    if discover(successor[1], size, successor):
+                        next_frontier.append(successor[1])
+                        if next_idx is not None:
+                            next_idx.append(size)
+                    elif next_idx is None:  # the states kept so far have consecutive indices
+                        next_idx = array("q", range(next_base, size))
+                    size += 1
+            else:
+                for ordinal, successor in enumerate(succs) if pairs is None else succs:
+                    nxt = successor[1]
+                    cid = -1
+                    if classes is not None:
+                        cid = graph.class_id(successor[0])
+                        classes.append(cid)
+                    fp = fingerprint(nxt) & FP_MASK
+                    if fp in seen:
+                        if graph is not None:
+                            graph.edge(idx, index[fp], ordinal, cid)
+                        if visitor is not None:
+                            visitor.edge(idx, index[fp], successor)
+                        continue
+                    new = add(fp, idx, ordinal)
+                    expand = discover(nxt, new, successor)
                     if graph is not None:
-                        graph.edge(idx, index[fp], ordinal, cid)
+                        graph.edge(idx, new, ordinal, cid)
                     if visitor is not None:
-                        visitor.edge(idx, index[fp], successor)
-                    continue
-                new = add(fp, idx, ordinal)
-                expand = discover(nxt, new, successor)
-                if graph is not None:
-                    graph.edge(idx, new, ordinal, cid)
-                if visitor is not None:
-                    visitor.edge(idx, new, successor)
-                if expand:
-                    next_frontier.append((nxt, new))
-            stats.transitions += count
+                        visitor.edge(idx, new, successor)
+                    if expand:
+                        next_frontier.append(nxt)
+                        if next_idx is not None:
+                            next_idx.append(new)
+                    elif next_idx is None:
+                        next_idx = array("q", range(next_base, new))
+                size = len(parent_of)
+            transitions += len(succs)
             if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
                 classes = [graph.class_id(a) for a in reduce.enabled(state)]
             if classes:
                 graph.enable(idx, classes)
-            if count == 0:
+            if not succs:
                 tally.terminals += 1
                 if graph is not None:
                     graph.terminals.append(idx)
@@ -322,7 +375,7 @@ def explore(
                     check_deadlock = False
             if n & 1023 == 0:
                 now = time.perf_counter()
-                stats.states = len(parent_of)
+                stats.states, stats.transitions = len(parent_of), transitions
                 if limits.max_states is not None and stats.states >= limits.max_states:
                     limit = f"max states {limits.max_states}"
                     break
@@ -335,11 +388,11 @@ def explore(
                     progress(stats)
                     next_report = now + 0.5
         if limit is None:
-            frontier = next_frontier
+            frontier, frontier_idx, base = next_frontier, next_idx, next_base
             gc.freeze()  # the states seen so far live long and hold no cycles: keep the collector off them
             if frontier:
                 depth += 1
-    stats.states = len(parent_of)
+    stats.states, stats.transitions = len(parent_of), transitions
     stats.depth = depth
     stats.queue = 0
     complete = limit is None and not frontier

@@ -44,6 +44,16 @@ def view(state: tuple) -> TPState:
     return TPState(*state)
 
 
+def _type_ok(n: int, limit: int):
+    """TypeOK for ``n`` RMs (bit masks up to ``limit``), with its constants bound once."""
+
+    def type_ok(s: tuple) -> bool:
+        rm, tm, tp, mp, _commit, _abort = s
+        return len(rm) == n and _RM_SET.issuperset(rm) and tm in _TM_SET and 0 <= tp <= limit and 0 <= mp <= limit
+
+    return type_ok
+
+
 class TPAction(NamedTuple):
     name: str
     rm: int | None = None
@@ -85,9 +95,10 @@ class TwoPhase:
         for i, bit, rcv_prepared, prepare, choose_abort, rcv_commit, rcv_abort in self._per_rm:
             if init and mp & bit:
                 out.append((rcv_prepared, (rm, tm, tp | bit, mp, commit, abort)))
-            if rm[i] == "working":
-                out.append((prepare, (rm[:i] + ("prepared",) + rm[i + 1:], tm, tp, mp | bit, commit, abort)))
-                out.append((choose_abort, (rm[:i] + ("aborted",) + rm[i + 1:], tm, tp, mp, commit, abort)))
+            if rm[i] == "working":  # both successors share the slices around RM i
+                head, tail = rm[:i], rm[i + 1:]
+                out.append((prepare, (head + ("prepared",) + tail, tm, tp, mp | bit, commit, abort)))
+                out.append((choose_abort, (head + ("aborted",) + tail, tm, tp, mp, commit, abort)))
             if commit:
                 out.append((rcv_commit, (rm[:i] + ("committed",) + rm[i + 1:], tm, tp, mp, commit, abort)))
             if abort:
@@ -96,7 +107,7 @@ class TwoPhase:
 
     def properties(self) -> list[Property]:
         return [
-            always("TypeOK", self._type_ok, description="every variable holds a value of its type"),
+            always("TypeOK", _type_ok(self.n, self._all_prepared), description="every variable holds a value of its type"),
             always(
                 "Consistent",
                 lambda s: not ("committed" in s[0] and "aborted" in s[0]),
@@ -106,12 +117,6 @@ class TwoPhase:
             sometimes("SomeCommit", lambda s: "committed" in s[0], description="a transaction commits"),
             sometimes("SomeAbort", lambda s: "aborted" in s[0], description="a transaction aborts"),
         ]
-
-    def _type_ok(self, s: tuple) -> bool:
-        rm, tm, tp, mp, _commit, _abort = s
-        limit = self._all_prepared
-        return len(rm) == self.n and _RM_SET.issuperset(rm) and tm in _TM_SET and 0 <= tp <= limit \
-            and 0 <= mp <= limit
 
     def action_kind(self, action: TPAction) -> str:
         """The action's name, for coverage counts."""
