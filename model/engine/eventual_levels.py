@@ -47,13 +47,16 @@ and 24 per edge among falsifying states) as it streams the spill files.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from heapq import merge
 from operator import itemgetter
+from pathlib import Path
 
+from .checkpoint import link
 from .liveness import EventualGraph
 from .store import FP_MASK
 from .worker import ORD_BITS, ORD_MASK, Worker
@@ -86,8 +89,10 @@ class EventualWorker(Worker):
     ``records`` hands over the records, the id table and the spill file.
     """
 
-    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool) -> None:
+    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool,
+                 spill: str | None = None) -> None:
         super().__init__(model, me, n, in_memory, folder, por)
+        self.spill_folder = spill if spill is not None else folder  # a checkpoint's: its snapshots link the file
         self.eventual = [p for p in model.properties() if p.expectation == "eventually"]
         if len(self.eventual) > 62:
             raise ValueError("the level engine records at most 62 eventually properties per state")
@@ -200,12 +205,17 @@ class EventualWorker(Worker):
         return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
 
     def _spill_edges(self) -> None:
-        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run)."""
+        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run).
+
+        The file is only ever appended to: a checkpoint links it and names the length that is its.
+        """
         if self.edge_file is None:
-            fd, self.edge_path = tempfile.mkstemp(dir=self.folder, prefix="acplab-edges-")
+            fd, self.edge_path = tempfile.mkstemp(dir=self.spill_folder, prefix="acplab-edges-")
             self.edge_file = os.fdopen(fd, "wb")
             # removed with me unless handed over (a run cut short by a limit never reads it)
             self.edge_cleanup = weakref.finalize(self, _remove, self.edge_path)
+        if not len(self.e_src):
+            return
         self.edge_runs.append(len(self.e_src))
         for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
             a.tofile(self.edge_file)
@@ -236,6 +246,12 @@ class EventualWorker(Worker):
         """Per ``eventually`` property, how many of my marked states falsify it."""
         return [sum(1 for b in self.bits if b >> k & 1) for k in range(len(self.eventual))]
 
+    def _fields(self) -> dict:
+        """What :meth:`Liveness.assemble` reads of my records, but the edges."""
+        return {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
+                "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
+                "table": (self.t_fp, self.t_id)}
+
     def records(self) -> dict:
         """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first.
 
@@ -250,12 +266,27 @@ class EventualWorker(Worker):
         if self.edge_file is not None:
             self.edge_file.close()
             self.edge_cleanup.detach()
-        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
-               "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
-               "edges": (self.edge_path, self.edge_runs), "table": (self.t_fp, self.t_id)}
+        out = {**self._fields(), "edges": (self.edge_path, self.edge_runs)}
         self.marked = self.bits = self.en_set = self.terminals = self.t_fp = self.t_id = None
         self.edge_file = self.edge_path = None
         return out
+
+    def save(self, path: str) -> tuple[list[int], int]:
+        """:meth:`.worker.Worker.save`, then my records beside it (:mod:`.checkpoint`): ``.records`` pickled, and
+        ``.edges`` a link to my spill file, synced.  Returns my falsified counts and the edge bytes that are the
+        snapshot's (the file grows on after it)."""
+        super().save(path)
+        self._spill_edges()
+        self.edge_file.flush()
+        os.fsync(self.edge_file.fileno())
+        length = self.edge_file.tell()
+        stem = path.removesuffix(".bin")
+        link(Path(self.edge_path), Path(stem + ".edges"))
+        with open(stem + ".records", "wb") as f:
+            pickle.dump({**self._fields(), "runs": list(self.edge_runs)}, f, pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        return self.falsified(), length
 
 
 def _remove(path: str) -> None:
@@ -263,6 +294,15 @@ def _remove(path: str) -> None:
         os.remove(path)
     except OSError:
         pass
+
+
+def _archived(stem: str) -> dict:
+    """A record a worker saved in a checkpoint (:meth:`EventualWorker.save`), as :meth:`EventualWorker.records`
+    hands one over: its edge file is read once and removed (the snapshot keeps its own link)."""
+    with open(stem + ".records", "rb") as f:
+        rec = pickle.load(f)
+    rec["edges"] = (stem + ".edges", rec.pop("runs"))
+    return rec
 
 
 def _sorted_table(tables: list) -> list[tuple[array, array]]:
@@ -315,6 +355,8 @@ class Liveness:
         self.model = model
         self.props = [p for p in props if p.expectation == "eventually"]
         self.fairness = getattr(model, "fairness_class", None)
+        #: records saved by the workers of earlier runs, for a resumed run: (path stem, falsified counts, edge bytes)
+        self.archive: list[tuple[str, list[int], int]] = []
 
     def seeded(self, peers, fps: list[int]) -> None:
         n = len(peers)
@@ -328,12 +370,12 @@ class Liveness:
 
     def falsified(self, peers) -> dict[str, int]:
         """Per property, the states marked as falsifying its condition (all of them after a complete run)."""
-        counts = _ask(peers, "falsified", [()] * len(peers))
+        counts = _ask(peers, "falsified", [()] * len(peers)) + [c for _, c, _ in self.archive]
         return {p.name: sum(c[k] for c in counts) for k, p in enumerate(self.props)}
 
     def assemble(self, peers, states: int, inits: int) -> EventualGraph:
         """The :class:`~.liveness.EventualGraph` the one-process search would have built."""
-        records = _ask(peers, "records", [()] * len(peers))
+        records = _ask(peers, "records", [()] * len(peers)) + [_archived(stem) for stem, _, _ in self.archive]
         graph = EventualGraph(self.props, self.fairness)
         graph.sized(states)
         for rec in records:
