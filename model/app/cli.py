@@ -122,7 +122,8 @@ def _finite(ctx, param, value):
 @click.option("--por/--no-por", default=True, show_default=True,
               help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Folder for snapshots between levels; a killed check run again with it resumes.")
+              help="Folder (new, empty, or a checkpoint) for snapshots between levels; a killed check run "
+                   "again with it resumes.")
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_interval,
               help="Seconds between snapshots (0: after every level).")
 @click.option("--max-depth", type=int, default=None, callback=_int_in(1, "max_depth"),
