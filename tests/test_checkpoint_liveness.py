@@ -68,6 +68,8 @@ def stop_then_resume(tmp_path, make, stop, resume_with=(1, 2), stopped_on=2):
         resumed = run(make, folder, workers)
         assert "resumed" in resumed.note
         assert signature(resumed) == signature(one), (stopped_on, workers)
+        again = run(make, folder, 3 - workers)  # from the last snapshot, taken after the last level
+        assert signature(again) == signature(one) and "resumed" in again.note
         assert sorted(p.name for p in folder.iterdir()) == [".acplab-checkpoint", "CURRENT",
                                                              (folder / "CURRENT").read_text().strip()]
     return one
