@@ -103,8 +103,7 @@ def test_resuming_from_a_checkpoint_with_other_worker_counts(tmp_path):
 def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
     """Kill ``acplab check --checkpoint`` with SIGKILL mid-run; the rerun resumes and agrees.
 
-    On TwoPhase (7 RMs, 296,448 states): an ACP check with ``eventually`` properties (every ACP check since issue 13) runs
-    on the workers but without checkpoints, and says so (the next test)."""
+    On TwoPhase (7 RMs, 296,448 states); checks with ``eventually`` properties: test_checkpoint_liveness.py."""
     folder = tmp_path / "ck"
     args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--model", "twophase", "--rms", "7",
             "--workers", "2", "--json", "-q", "--checkpoint", str(folder), "--checkpoint-every", "0"]
@@ -123,18 +122,6 @@ def test_a_killed_check_resumes_and_reaches_the_same_result(tmp_path):
     keep = ("verdict", "complete", "states", "transitions", "depth", "violations", "witnesses")
     assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
     assert "resumed" in a.get("note", "") and "resumed" not in b.get("note", "")
-
-
-def test_a_check_with_eventually_properties_says_it_keeps_no_checkpoints(tmp_path):
-    """The workers' liveness records are not saved in snapshots: --checkpoint is not honoured, and the JSON says so."""
-    import json
-
-    args = [sys.executable, "-m", "acplab.model.app.cli", "check", "--scenario", "report-order", "--workers", "2",
-            "--json", "-q", "--checkpoint", str(tmp_path / "ck")]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    doc = json.loads(done.stdout)
-    assert done.returncode == 0 and "without checkpoints" in doc["note"]
-    assert not (tmp_path / "ck" / "CURRENT").exists()
 
 
 def test_a_checkpoint_is_refused_under_another_string_hash_seed(tmp_path):

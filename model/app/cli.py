@@ -122,7 +122,8 @@ def _finite(ctx, param, value):
 @click.option("--por/--no-por", default=True, show_default=True,
               help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Folder for snapshots between levels; a killed check run again with it resumes.")
+              help="Folder (new, empty, or a checkpoint) for snapshots between levels; a killed check run "
+                   "again with it resumes.")
 @click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_interval,
               help="Seconds between snapshots (0: after every level).")
 @click.option("--max-depth", type=int, default=None, callback=_int_in(1, "max_depth"),
@@ -498,23 +499,6 @@ def _run_counter(done: int, total: int) -> None:
     click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
 
 
-def _fix_hash_seed_for_checkpoints(args: list[str]) -> None:
-    """Run again with ``PYTHONHASHSEED=0`` when a check keeps checkpoints and the seed is not fixed.
-
-    Fingerprints are hash values and Python salts string hashes per process:
-    a run resumed under another salt would match none of the saved
-    fingerprints (:mod:`acplab.model.engine.checkpoint` refuses it).  Fixing
-    the seed makes a killed run resumable by simply running it again.
-    """
-    import os
-
-    before = args[: args.index("--")] if "--" in args else args
-    wants = any(a == "--checkpoint" or a.startswith("--checkpoint=") for a in before)
-    if wants and os.environ.get("PYTHONHASHSEED") is None:
-        os.environ["PYTHONHASHSEED"] = "0"
-        os.execv(sys.executable, [sys.executable, "-m", "acplab.model.app.cli", *args])
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the group; turn every failure into one line on stderr and exit 2.
 
@@ -527,7 +511,9 @@ def main(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:
-        _fix_hash_seed_for_checkpoints(args)
+        from .steady_hashes import reexec_for_checkpoints
+
+        reexec_for_checkpoints(args)
     wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     report.reset()
     try:

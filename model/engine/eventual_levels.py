@@ -34,8 +34,16 @@ edge order
     source, each source's edges in the one-process search's order; merging
     the workers' lists by source gives that search's list.
 
-Not covered: checkpoints (the records and the owners' id tables are not
-saved; a run with ``eventually`` properties writes none and says so).
+checkpoints
+    a snapshot (:mod:`.checkpoint`) holds each worker's records as they are
+    between two levels (:meth:`EventualWorker.save`: everything above, its
+    spill file linked, not copied).  A resumed run's workers start empty
+    records; the saved ones (``Liveness.archive``) join theirs at the end.
+    Nothing needs re-partitioning: ids are global, a fingerprint is in one
+    id table only (its owner's ``seen`` keeps it from being found again),
+    every saved edge's source precedes the resumed level's states, and
+    fairness classes are renumbered across all records by first use.
+
 Memory: per state 16 bytes in its owner's id table, per falsifying state
 13 bytes (id, conditions, fairness set), held by the workers until the run
 ends; per transition out of a falsifying state 24 bytes, on disk (each
@@ -47,14 +55,17 @@ and 24 per edge among falsifying states) as it streams the spill files.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from heapq import merge
 from operator import itemgetter
+from pathlib import Path
 
-from .liveness import EventualGraph
+from .checkpoint import link
+from .liveness import EventualGraph, intern_set
 from .store import FP_MASK
 from .worker import ORD_BITS, ORD_MASK, Worker
 
@@ -86,8 +97,10 @@ class EventualWorker(Worker):
     ``records`` hands over the records, the id table and the spill file.
     """
 
-    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool) -> None:
+    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool,
+                 spill: str | None = None) -> None:
         super().__init__(model, me, n, in_memory, folder, por)
+        self.spill_folder = spill if spill is not None else folder  # a checkpoint's: its snapshots link the file
         self.eventual = [p for p in model.properties() if p.expectation == "eventually"]
         if len(self.eventual) > 62:
             raise ValueError("the level engine records at most 62 eventually properties per state")
@@ -103,7 +116,7 @@ class EventualWorker(Worker):
         self.classes: dict = {}  # fairness class -> local id
         self.class_first: list[tuple[int, int]] = []  # local id -> (state id, position) of its first use
         self.set_ids: dict[frozenset, int] = {frozenset(): 0}
-        self.sets: list[tuple] = [()]
+        self.sets: list[frozenset] = [frozenset()]
         self.t_fp, self.t_id = array("q"), array("q")  # the states I own: fingerprint, id
         self.p_fp, self.p_key = array("q"), array("q")  # discovered at the level being expanded: fp, key
 
@@ -117,13 +130,9 @@ class EventualWorker(Worker):
             self.class_first.append((sid, pos))
         return found
 
-    def _enable(self, sid: int, class_ids: list) -> None:
-        key = frozenset(c for c in class_ids if c >= 0)
-        found = self.set_ids.get(key)
-        if found is None:
-            found = self.set_ids[key] = len(self.sets)
-            self.sets.append(tuple(key))
-        self.en_set[-1] = found  # sid is the state marked last
+    def _enable(self, class_ids: list) -> None:
+        """The classes enabled in the state marked last."""
+        self.en_set[-1] = intern_set(self.set_ids, self.sets, class_ids)
 
     def _mark(self, sid: int, state) -> int:
         bits = 0
@@ -137,75 +146,49 @@ class EventualWorker(Worker):
         return bits
 
     def expand(self, hi: int, gifts: list) -> tuple:
-        """:meth:`.worker.Worker.expand`, recording each state's flags, and edges out of falsifying ones."""
-        self._keep(gifts)
-        n, me, seen = self.n, self.me, self.seen
-        fingerprint, successors, reduce = self.fingerprint, self.successors, self.reduce
-        skip, deadlocks = self.plan["skip"], self.plan["check_deadlock"]
-        start, fair, whole = self.plan["start"], self.fairness is not None, self.during is not None
-        e_src, e_dst, e_ord, e_cls = self.e_src.append, self.e_dst.append, self.e_ord.append, self.e_cls.append
-        fps = [array("q") for _ in range(n)]
-        keys = [array("q") for _ in range(n)]
-        self.pend = pend = [[] for _ in range(n)]
-        transitions = 0
-        kind_of, acts = self.tally.kind, self.tally.actions
-        while self.peek is not None and self.peek[0] < hi:
-            rank, state = self.peek
-            self.peek = next(self.todo, None)
-            sid = start + rank
-            record = self._mark(sid, state)  # before the skip: a first violator is marked, not expanded
-            if rank in skip:
-                continue
-            classes = [] if record and fair else None
-            base = rank << ORD_BITS
-            pairs = reduce(state) if reduce is not None else None
-            count = 0
-            for ordinal, successor in enumerate(successors(state)) if pairs is None else pairs:
-                count += 1
-                if kind_of is not None:
-                    act = successor[0]
-                    acts[act] = acts.get(act, 0) + 1
-                nxt = successor[1]
-                fp = fingerprint(nxt) & FP_MASK
-                if record:
-                    cid = -1
-                    if classes is not None:
-                        cid = self._class(successor[0], sid, count - 1)
-                        classes.append(cid)
-                    e_src(sid)
-                    e_dst(fp)
-                    e_ord(ordinal)
-                    e_cls(cid)
-                owner = fp % n
-                if owner == me and fp in seen:
-                    continue
-                fps[owner].append(fp)
-                keys[owner].append(base | ordinal)
-                pend[owner].append(successor if whole else nxt)
-            transitions += count
-            if count > ORD_MASK:
-                raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
-            if classes is not None and pairs is not None:  # fairness needs every enabled class (por.py)
-                classes = [self._class(a, sid, count + j) for j, a in enumerate(reduce.enabled(state))]
-            if classes:
-                self._enable(sid, classes)
-            if count == 0:
-                self.tally.terminals += 1
-                self.terminals.append(sid)
-            if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
-                self.deadlock = rank
-        self.keys = keys
+        """:meth:`.worker.Worker.expand`; my hooks record each state's flags and the edges out of falsifying ones."""
+        out = super().expand(hi, gifts)
         if len(self.e_src) >= SPILL:
             self._spill_edges()
-        return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
+        return out
+
+    def _visit(self, rank: int, state) -> list | None:
+        """Mark the conditions the state falsifies (a first violator too: marked, not expanded); collect the edges
+        of a falsifying one."""
+        return [] if self._mark(self.plan["start"] + rank, state) else None
+
+    def _visited(self, rank: int, state, edges: list | None, pairs, count: int) -> None:
+        """Record a terminal state, and a falsifying state's edges with their fairness classes."""
+        sid = self.plan["start"] + rank
+        if count == 0:
+            self.terminals.append(sid)
+        if edges is None:
+            return
+        fair = self.fairness is not None
+        classes = [self._class(action, sid, j) for j, (_, action, _) in enumerate(edges)] if fair else None
+        e_src, e_dst, e_ord, e_cls = self.e_src.append, self.e_dst.append, self.e_ord.append, self.e_cls.append
+        for j, (ordinal, _, fp) in enumerate(edges):
+            e_src(sid)
+            e_dst(fp)
+            e_ord(ordinal)
+            e_cls(classes[j] if fair else -1)
+        if fair and pairs is not None:  # fairness needs every enabled class (por.py)
+            classes = [self._class(a, sid, count + j) for j, a in enumerate(self.reduce.enabled(state))]
+        if classes:
+            self._enable(classes)
 
     def _spill_edges(self) -> None:
-        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run)."""
+        """Append the edges held in memory to the spill file (the coordinator reads it once, after the run).
+
+        The file is only ever appended to: a checkpoint links it and names the length that is its.
+        """
         if self.edge_file is None:
-            fd, self.edge_path = tempfile.mkstemp(dir=self.folder, prefix="acplab-edges-")
+            fd, self.edge_path = tempfile.mkstemp(dir=self.spill_folder, prefix="acplab-edges-")
             self.edge_file = os.fdopen(fd, "wb")
             # removed with me unless handed over (a run cut short by a limit never reads it)
             self.edge_cleanup = weakref.finalize(self, _remove, self.edge_path)
+        if not len(self.e_src):
+            return
         self.edge_runs.append(len(self.e_src))
         for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
             a.tofile(self.edge_file)
@@ -236,6 +219,12 @@ class EventualWorker(Worker):
         """Per ``eventually`` property, how many of my marked states falsify it."""
         return [sum(1 for b in self.bits if b >> k & 1) for k in range(len(self.eventual))]
 
+    def _fields(self) -> dict:
+        """What :meth:`Liveness.assemble` reads of my records, but the edges."""
+        return {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
+                "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
+                "table": (self.t_fp, self.t_id)}
+
     def records(self) -> dict:
         """Everything recorded, handed over (see :meth:`Liveness.assemble`); the search's memory is let go first.
 
@@ -250,12 +239,27 @@ class EventualWorker(Worker):
         if self.edge_file is not None:
             self.edge_file.close()
             self.edge_cleanup.detach()
-        out = {"marked": self.marked, "bits": self.bits, "en_set": self.en_set, "sets": self.sets,
-               "classes": list(self.classes), "first": self.class_first, "terminals": self.terminals,
-               "edges": (self.edge_path, self.edge_runs), "table": (self.t_fp, self.t_id)}
+        out = {**self._fields(), "edges": (self.edge_path, self.edge_runs)}
         self.marked = self.bits = self.en_set = self.terminals = self.t_fp = self.t_id = None
         self.edge_file = self.edge_path = None
         return out
+
+    def save(self, path: str) -> tuple[list[int], int]:
+        """:meth:`.worker.Worker.save`, then my records beside it (:mod:`.checkpoint`): ``.records`` pickled, and
+        ``.edges`` a link to my spill file, synced.  Returns my falsified counts and the edge bytes that are the
+        snapshot's (the file grows on after it)."""
+        super().save(path)
+        self._spill_edges()
+        self.edge_file.flush()
+        os.fsync(self.edge_file.fileno())
+        length = self.edge_file.tell()
+        stem = path.removesuffix(".bin")
+        link(Path(self.edge_path), Path(stem + ".edges"))
+        with open(stem + ".records", "wb") as f:
+            pickle.dump({**self._fields(), "runs": list(self.edge_runs)}, f, pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        return self.falsified(), length
 
 
 def _remove(path: str) -> None:
@@ -263,6 +267,15 @@ def _remove(path: str) -> None:
         os.remove(path)
     except OSError:
         pass
+
+
+def _archived(stem: str) -> dict:
+    """A record a worker saved in a checkpoint (:meth:`EventualWorker.save`), as :meth:`EventualWorker.records`
+    hands one over: its edge file is read once and removed (the snapshot keeps its own link)."""
+    with open(stem + ".records", "rb") as f:
+        rec = pickle.load(f)
+    rec["edges"] = (stem + ".edges", rec.pop("runs"))
+    return rec
 
 
 def _sorted_table(tables: list) -> list[tuple[array, array]]:
@@ -315,6 +328,8 @@ class Liveness:
         self.model = model
         self.props = [p for p in props if p.expectation == "eventually"]
         self.fairness = getattr(model, "fairness_class", None)
+        #: records saved by the workers of earlier runs, for a resumed run: (path stem, falsified counts, edge bytes)
+        self.archive: list[tuple[str, list[int], int]] = []
 
     def seeded(self, peers, fps: list[int]) -> None:
         n = len(peers)
@@ -328,12 +343,12 @@ class Liveness:
 
     def falsified(self, peers) -> dict[str, int]:
         """Per property, the states marked as falsifying its condition (all of them after a complete run)."""
-        counts = _ask(peers, "falsified", [()] * len(peers))
+        counts = _ask(peers, "falsified", [()] * len(peers)) + [c for _, c, _ in self.archive]
         return {p.name: sum(c[k] for c in counts) for k, p in enumerate(self.props)}
 
     def assemble(self, peers, states: int, inits: int) -> EventualGraph:
         """The :class:`~.liveness.EventualGraph` the one-process search would have built."""
-        records = _ask(peers, "records", [()] * len(peers))
+        records = _ask(peers, "records", [()] * len(peers)) + [_archived(stem) for stem, _, _ in self.archive]
         graph = EventualGraph(self.props, self.fairness)
         graph.sized(states)
         for rec in records:

@@ -93,12 +93,7 @@ class EventualGraph:
 
     def set_id(self, class_ids) -> int:
         """The interned set of the (non-negative) fairness class ids among ``class_ids``."""
-        key = frozenset(c for c in class_ids if c >= 0)
-        found = self._set_ids.get(key)
-        if found is None:
-            found = self._set_ids[key] = len(self._sets)
-            self._sets.append(key)
-        return found
+        return intern_set(self._set_ids, self._sets, class_ids)
 
     # -- or assembled from records made elsewhere (:mod:`.eventual_levels`) -----------
 
@@ -261,6 +256,21 @@ class EventualGraph:
                 always_on = always_on & sets[enabled[e[0]]]
             walk.extend(step)
             cur = walk[-1][0] if walk else entry
+
+
+def intern_set(ids: dict, sets: list, class_ids) -> int:
+    """The id of the set of non-negative ids among ``class_ids``: its position in ``sets``, appended if new.
+
+    >>> ids, sets = {frozenset(): 0}, [frozenset()]
+    >>> intern_set(ids, sets, [2, -1, 1]), intern_set(ids, sets, [1, 2]), intern_set(ids, sets, [-1])
+    (1, 1, 0)
+    """
+    key = frozenset(c for c in class_ids if c >= 0)
+    found = ids.get(key)
+    if found is None:
+        found = ids[key] = len(sets)
+        sets.append(key)
+    return found
 
 
 def _chain(parent, idx) -> list[int]:

@@ -25,7 +25,7 @@ checked between chunks (an ``incomplete`` run may count a few more states
 than a one-process run cut at the same limit).  ``eventually`` properties
 are checked after a complete run on the graph the workers recorded
 (:mod:`.eventual_levels`: the same counterexamples as the one-process
-search); such a run writes no checkpoint, and ``Result.note`` says so.
+search); checkpoints keep those records too.
 Visitors are :func:`.search.explore`'s only.  Coverage counts (:mod:`.coverage`) are summed
 over the workers after every level and kept in checkpoints.  Workers are
 forked: the model is shared, not pickled; where ``fork`` is missing the run has one worker, with a note.
@@ -140,21 +140,24 @@ def explore_levels(
     deadlock = getattr(model, "deadlock_property", DEADLOCK)
     reject_duplicate_names(props + ([deadlock] if getattr(model, "check_deadlock", True) else []))
     notes = []
-    if checkpoint and any(p.expectation == "eventually" for p in props):
-        checkpoint = None
-        notes.append("eventually properties: the liveness pass's records are not saved, so this run is without "
-                     "checkpoints")
     if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
         workers = 1
-        notes.insert(0, "this platform cannot fork: one worker")
-    run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk)
+        notes.append("this platform cannot fork: one worker")
+    eventual = any(p.expectation == "eventually" for p in props)
+    if checkpoint:
+        options = {"properties": [(p.name, p.expectation) for p in props], "por": por,
+                   "stop_on_violation": stop_on_violation, "expand_violating": expand_violating}
+        checkpoint = Checkpoint(checkpoint, identity, workers, options, records=eventual)
+    spill = str(checkpoint.spill) if checkpoint and eventual else None
+    run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk, spill)
     try:
-        result = run.search(progress, Checkpoint(checkpoint, identity, workers) if checkpoint else None,
-                            checkpoint_every)
+        result = run.search(progress, checkpoint, checkpoint_every)
         result.peak_bytes, result.worker_cpu = run.usage()
     finally:
         run.close()
         gc.unfreeze()
+        if checkpoint:
+            checkpoint.tidy()
     result.note = "; ".join(filter(None, [*notes, run.resumed])) or None
     if result.reduced:
         confirm(model, result, _unreduced(workers, in_memory, chunk), limits,
@@ -173,7 +176,8 @@ def _unreduced(workers: int, in_memory: int, chunk: int):
 class _Run:
     """The coordinator of one search: peers, the level loop, the decisions and the parent links."""
 
-    def __init__(self, model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk):
+    def __init__(self, model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk,
+                 spill=None):
         self.model, self.limits, self.n = model, limits, workers
         self.stop_on_violation, self.expand_violating = stop_on_violation, expand_violating
         self.props = props
@@ -189,6 +193,8 @@ class _Run:
         self.cpu_at_start = time.process_time()
         options = {"in_memory": max(1, in_memory // workers), "folder": None, "por": por}
         kind = Worker if self.liveness is None else EventualWorker
+        if spill is not None:
+            options["spill"] = spill  # the eventually records' edges: where a checkpoint can link them
         if workers == 1:
             self.peers = [_Local(kind(model, 0, 1, **options))]
         else:
@@ -287,6 +293,8 @@ class _Run:
         st = self.state
         if checkpoint and checkpoint.load(self.peers, st):
             self.resumed = f"resumed from the checkpoint in {checkpoint.folder} at depth {st['level'] + 1}"
+            if self.liveness is not None:
+                self.liveness.archive = checkpoint.archive
             self.tally.add(st.get("counts", ({}, {}, 0)))
         else:
             self.seed()

@@ -89,11 +89,15 @@ class Worker:
         return len(self.level)
 
     def expand(self, hi: int, gifts: list) -> tuple:
-        """Successors of my states ranked below ``hi`` as queries per owner: ``(fps, keys)`` bytes."""
+        """Successors of my states ranked below ``hi`` as queries per owner: ``(fps, keys)`` bytes.
+
+        Per state, :meth:`_visit` and :meth:`_visited` let a subclass record more (:mod:`.eventual_levels`).
+        """
         self._keep(gifts)
         n, me, seen = self.n, self.me, self.seen
         fingerprint, successors, reduce = self.fingerprint, self.successors, self.reduce
         skip, deadlocks = self.plan["skip"], self.plan["check_deadlock"]
+        visit, visited = self._visit, self._visited
         whole = self.during is not None
         fps = [array("q") for _ in range(n)]
         keys = [array("q") for _ in range(n)]
@@ -103,6 +107,7 @@ class Worker:
         while self.peek is not None and self.peek[0] < hi:
             rank, state = self.peek
             self.peek = next(self.todo, None)
+            edges = visit(rank, state)
             if rank in skip:
                 continue
             base = rank << ORD_BITS
@@ -115,6 +120,8 @@ class Worker:
                     acts[act] = acts.get(act, 0) + 1
                 nxt = successor[1]
                 fp = fingerprint(nxt) & FP_MASK
+                if edges is not None:
+                    edges.append((ordinal, successor[0], fp))
                 owner = fp % n
                 if owner == me and fp in seen:
                     continue
@@ -124,12 +131,22 @@ class Worker:
             transitions += count
             if count > ORD_MASK:
                 raise ValueError(f"a state with {count:,} successors: keys hold ordinals below {ORD_MASK + 1:,}")
+            visited(rank, state, edges, pairs, count)
             if count == 0:
                 self.tally.terminals += 1
             if count == 0 and deadlocks and self.deadlock is None and not (self.is_final and self.is_final(state)):
                 self.deadlock = rank
         self.keys = keys
         return [(f.tobytes(), k.tobytes()) for f, k in zip(fps, keys)], transitions
+
+    def _visit(self, rank: int, state) -> list | None:
+        """A hook, before the state ranked ``rank`` is expanded or skipped: a list to collect its successors'
+        ``(ordinal, action, fingerprint)`` in, or None."""
+        return None
+
+    def _visited(self, rank: int, state, edges: list | None, pairs, count: int) -> None:
+        """A hook, after the ``count`` successors of an expanded state were queued (``edges`` filled;
+        ``pairs`` the reduction's choice, or None)."""
 
     def resolve(self, incoming: list) -> list[bytes]:
         """As owner: flag, per sender, the queries that discover a new state (least key wins)."""
