@@ -48,7 +48,7 @@ from .por import ample_of, confirm
 from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
 from .search import Limits, Result, Stats, Violation
 from .store import FP_MASK
-from .worker import ORD_BITS, ORD_MASK, Worker, peak_rss, serve
+from .worker import ORD_BITS, ORD_MASK, Worker, peak_rss, serve, settle
 
 
 class _Local:
@@ -149,13 +149,19 @@ def explore_levels(
                    "stop_on_violation": stop_on_violation, "expand_violating": expand_violating}
         checkpoint = Checkpoint(checkpoint, identity, workers, options, records=eventual)
     spill = str(checkpoint.spill) if checkpoint and eventual else None
-    run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk, spill)
+    collector = gc.isenabled()
+    gc.disable()  # one young collection per level instead (worker.settle); the workers fork with it off
+    run = None
     try:
+        run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk, spill)
         result = run.search(progress, checkpoint, checkpoint_every)
         result.peak_bytes, result.worker_cpu = run.usage()
     finally:
-        run.close()
+        if run is not None:
+            run.close()
         gc.unfreeze()
+        if collector:
+            gc.enable()
         if checkpoint:
             checkpoint.tidy()
     result.note = "; ".join(filter(None, [*notes, run.resumed])) or None
@@ -374,7 +380,7 @@ class _Run:
             if limit:
                 return limit
         self.number(level, _call(peers, "finish", [(gifts[i],) for i in range(n)]))
-        gc.freeze()  # as in search.explore: the states kept so far are long-lived and acyclic
+        settle()  # as in search.explore: the states kept so far are long-lived and acyclic
         return None
 
     def number(self, level: int, finished: list) -> None:
