@@ -66,9 +66,16 @@ SMALLER = Bounds(clients=2, prompts=3, contents=("hi", "/compact"), drops=1, dis
                  chunks=True, retain_commands=True)
 
 
+#: where a mutant's fault can show first instead of in the property it ``breaks``, and why: the rule monitors
+#: see an agent's send on a live connection only, so an error response lost with c1's connection (the agent
+#: fails after insertion once c1 was cut) shows first as a response held until the work ended (P2, S1)
+ALSO_SHOWS_AS = {"error-after-insertion": {"ResponseNotHeldForWorkEnd"}}
+
+
 @pytest.mark.parametrize("mutant", ["replay-without-reset", "client-matches-by-content", "error-after-insertion"])
 def test_random_runs_find_mutants_and_shrink_them(mutant):
-    """The same machine on a mutant fails, and the shrunk trace names the mutant's rule."""
+    """The same machine on a mutant fails, and the shrunk trace names the mutant's rule (or, for a run where
+    the fault shows first elsewhere, one of the properties :data:`ALSO_SHOWS_AS` names, with the reason)."""
     test = machine_for(mutant, SMALLER).TestCase
     test.settings = settings(max_examples=300, stateful_step_count=60, deadline=None, database=None,
                              suppress_health_check=list(HealthCheck))
@@ -76,7 +83,10 @@ def test_random_runs_find_mutants_and_shrink_them(mutant):
         test("runTest").runTest()
     breaks = SPECS[mutant].breaks
     said = str(failure.value)
-    assert breaks in said.splitlines()[0]
+    named = set(said.splitlines()[0].removesuffix(" violated").split(", "))
+    if breaks not in named:
+        assert named & ALSO_SHOWS_AS.get(mutant, set()), said.splitlines()[0]
+        return
     # its finding cites at least one of the rules the mutant breaks
     [finding] = [line for line in said.splitlines() if line.startswith(f"{breaks}: ") or
                  line.startswith(f"violation: {breaks}: ")]
