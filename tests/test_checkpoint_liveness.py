@@ -75,6 +75,17 @@ def stop_then_resume(tmp_path, make, stop, resume_with=(1, 2), stopped_on=2):
     return one
 
 
+def test_a_run_stopped_at_its_depth_limit_saves_a_snapshot_to_go_deeper_from(tmp_path):
+    """A depth limit stops between two levels: a snapshot is saved there though the periodic one is not due."""
+    make = lambda: Random(3, n=60)  # noqa: E731
+    folder = tmp_path / "deeper"
+    stopped = explore_levels(make(), Limits(max_depth=3), workers=2, in_memory=5, chunk=7, checkpoint=str(folder),
+                             checkpoint_every=3600, identity="test")
+    assert not stopped.complete and (folder / "CURRENT").exists()
+    resumed = run(make, folder, 1)
+    assert "resumed" in resumed.note and signature(resumed) == signature(explore(make()))
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_random_graphs_resume_after_a_stop_between_levels(tmp_path, seed):
     stop_then_resume(tmp_path, lambda: Random(seed, n=60), Limits(max_depth=3))

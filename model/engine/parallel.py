@@ -313,6 +313,9 @@ class _Run:
                 break
             if self.limits.max_depth is not None and st["level"] + 1 >= self.limits.max_depth:
                 limit = f"max depth {self.limits.max_depth}"
+                if checkpoint:  # between two levels: the run can go deeper from here later, whenever it saved last
+                    st["seconds"] = time.perf_counter() - started
+                    checkpoint.save(self.peers, st)
                 break
             limit = self.expand_level(started, progress)
             self.gather()
