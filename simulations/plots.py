@@ -58,7 +58,10 @@ def plot_simulation(result, out) -> list[str]:
     ax.set_ylabel("fraction of submissions")
     ax.set_title(f"{p.spec}: {len(result.runs)} runs, {p.clients} clients, drop {p.drop:g}, latency {p.latency_ms:g} ms")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    if ax.get_lines():
+        ax.legend(loc="lower right")
+    else:  # no latency was measured (say, no prompt submitted): say so rather than draw an empty legend
+        ax.text(0.5, 0.5, "no latency samples in these runs", ha="center", va="center", transform=ax.transAxes)
     return _save(fig, folder, f"latency-cdf-{p.spec}")
 
 

@@ -248,3 +248,18 @@ def test_plots_are_deterministic(tmp_path):
     assert len(files) == 8 and all(Path(f).stat().st_size > 0 for f in files)
     svg = Path(files[0]).read_text()
     assert "<dc:date>" not in svg
+
+
+def test_a_latency_plot_without_samples_says_so_instead_of_warning(tmp_path):
+    """No prompt submitted, no latency: the CDF plot states it (matplotlib warned of an empty legend)."""
+    pytest.importorskip("matplotlib")
+    import warnings
+
+    from acplab.simulations.plots import LABELS, plot_simulation
+
+    result = simulate(SimParams(clients=1, sessions=1, prompts=0, seed=1))
+    assert not any(result.samples[name] for name in LABELS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        files = plot_simulation(result, tmp_path)
+    assert any("no latency samples" in Path(f).read_text() for f in files if f.endswith(".svg"))
