@@ -135,7 +135,7 @@ def simulator() -> dict:
     sim_s, messages, steps, shape = sim_bench.simulator(p)
     bare_s = sim_bench.bare(shape)
     return {"sessions": p.sessions, "messages": messages, "seconds": sim_s, "bare_seconds": bare_s,
-            "ratio": sim_s / bare_s, "split": sim_bench.split(p)}
+            "ratio": sim_s / bare_s, "split": sim_bench.split(p, bare_s)}
 
 
 def goals(res: dict) -> list[tuple[str, str, str, bool | None]]:
