@@ -314,16 +314,19 @@ class _Run:
             if self.limits.max_depth is not None and st["level"] + 1 >= self.limits.max_depth:
                 limit = f"max depth {self.limits.max_depth}"
                 if checkpoint:  # between two levels: the run can go deeper from here later, whenever it saved last
-                    st["seconds"] = time.perf_counter() - started
-                    checkpoint.save(self.peers, st)
+                    self.save(checkpoint, started)
                 break
             limit = self.expand_level(started, progress)
             self.gather()
             if limit is None and checkpoint and time.perf_counter() - last_save >= every:
-                st["seconds"] = time.perf_counter() - started
-                checkpoint.save(self.peers, st)
+                self.save(checkpoint, started)
                 last_save = time.perf_counter()
         return self.result(limit, time.perf_counter() - started)
+
+    def save(self, checkpoint, started: float) -> None:
+        """A snapshot between two levels, with the seconds searched so far (a resumed run counts on from them)."""
+        self.state["seconds"] = time.perf_counter() - started
+        checkpoint.save(self.peers, self.state)
 
     def errors(self) -> bool:
         """Whether an error (not a warning) was found."""
