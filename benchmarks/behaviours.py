@@ -1,6 +1,6 @@
 """What each agent behaviour the RFD allows costs the default check, in states and seconds.
 
-    python benchmarks/behaviours.py [--repeat 3] [--json FILE]
+    python benchmarks/behaviours.py [--repeat 3] [--json FILE] [--disconnects 1]
 
 Starts from the default scenario's bounds with every optional behaviour off
 (two clients, two identical prompts), then turns each on alone, then the
@@ -35,6 +35,14 @@ VARIANTS = {
     "early_ids": {"early_ids": True},
     "own_work=1": {"own_work": 1},
     "slow_work": {"slow_work": True},
+    "forgets=1": {"forgets": 1},
+    "late_joiners=1": {"late_joiners": 1},
+    "interleaved_resume": {"interleaved_resume": True},
+    "retries=1": {"retries": 1},
+    "busy_imports+imports=1": {"busy_imports": True, "imports": 1},
+    "busy_commands": {"busy_commands": True, "contents": ("hi", "/compact")},
+    "notices=1": {"notices": 1},
+    "stop_reasons": {"stop_reasons": True},
     "default scenario": dict(busy_inserts=True, hooks=True, early_ids=True),
 }
 
@@ -57,7 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--disconnects", type=int, default=0, help="on top of every variant (a resume to interleave)")
     args = parser.parse_args()
+    global BASE
+    BASE = BASE._replace(disconnects=args.disconnects)
     rows = {}
     for name, changes in VARIANTS.items():
         rows[name] = measure(changes, args.repeat)

@@ -45,7 +45,7 @@ def profile(top: int, states: int) -> None:
     """cProfile of the reduced check with one cut (one process, ``states`` states), grouped."""
     from acplab.model.acp.reduction import reduce
     from acplab.model.engine import Limits
-    from acplab.model.engine.parallel import explore_levels
+    from acplab.model.engine import explore
 
     def model():
         m, _ = acp_model("rfd", None, symmetry=True, disconnects=1)
@@ -53,11 +53,11 @@ def profile(top: int, states: int) -> None:
         return m
 
     t0 = time.perf_counter()
-    plain = explore_levels(model(), Limits(max_states=states), workers=1)
+    plain = explore(model(), Limits(max_states=states))
     base = time.perf_counter() - t0
     prof = cProfile.Profile()
     prof.enable()
-    result = explore_levels(model(), Limits(max_states=states), workers=1)
+    result = explore(model(), Limits(max_states=states))
     prof.disable()
     print(f"reduced check with one cut: {result.stats.states:,} states, {result.stats.transitions:,} transitions, "
           f"{base:.2f} s unprofiled ({result.stats.states / base:,.0f} states/s, "
@@ -118,7 +118,12 @@ def micro() -> None:
     fp = canonical_hasher(model.monitors)
     timer = timeit.Timer("fp(w)", globals={"fp": fp, "w": w})
     n, _ = timer.autorange()
-    print(f"{'canonical_hash(World) (symmetry fingerprint)':48} {min(timer.repeat(5, n)) / n * 1e9:8.0f}")
+    print(f"{'canonical_fingerprint(World) (memo warm)':48} {min(timer.repeat(5, n)) / n * 1e9:8.0f}")
+    from acplab.model.engine.fingerprint import Fingerprinter
+
+    timer = timeit.Timer("Fingerprinter()(w)", globals={"Fingerprinter": Fingerprinter, "w": w})
+    n, _ = timer.autorange()
+    print(f"{'structural fingerprint(World), memo cold':48} {min(timer.repeat(5, n)) / n * 1e9:8.0f}")
     print(f"fields: World {len(World._fields)}, Agent {len(Agent._fields)}, Client {len(Client._fields)}, "
           f"Link {len(Link._fields)}, Budget {len(Budget._fields)}")
 

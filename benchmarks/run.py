@@ -1,4 +1,4 @@
-"""The scale goals of issue 17, each figure beside its goal, in one command (not part of the tests).
+"""The scale goals, each figure beside its goal, in one command (not part of the tests).
 
     python benchmarks/run.py [--quick] [--json benchmarks/results.json]
     python benchmarks/run.py --eventually   # only the checks below, on 1 and 2 workers: their key in results.json
@@ -12,7 +12,7 @@ failure-outcome with two clients, the million-state memory run and the
 reduced check with one cut, 158k states).  The machine's load average is recorded before and after: the
 reference machine is shared, so timings move by 20-40% between runs.
 
-Goals (issue 17), on the 2-core machine:
+Goals, on the 2-core machine:
 
 * ``--clients 2 --prompts 2 --disconnects 1`` complete in under 60 s;
 * ``--clients 2 --prompts 3`` complete in under 120 s;
@@ -24,7 +24,7 @@ Goals (issue 17), on the 2-core machine:
 * simulator at most 3x bare SimPy (with the split of that ratio: the simulator
   without monitors, and ``model.step`` alone with and without them).
 
-``--eventually`` (issue 17, every core for checks with ``eventually``
+``--eventually`` (every core for checks with ``eventually``
 properties, which are all ACP checks): ``--clients 2 --prompts 3`` and
 ``--clients 2 --prompts 2 --disconnects 1`` on 1 and 2 workers, alternating,
 each with its wall time, the workers' CPU seconds and peak RSS per state

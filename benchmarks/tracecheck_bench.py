@@ -51,7 +51,9 @@ def replay(k: int, conn: str):
         (conn, C, {"jsonrpc": "2.0", "id": 1, "method": "session/resume",
                    "params": {"sessionId": "s1", "cwd": "/w", "replayFrom": {"type": "start"}}}),
         (conn, A, upd({"sessionUpdate": "user_message", "messageId": mid, "content": []})),
-        (conn, A, upd({"sessionUpdate": "user_message_chunk", "messageId": mid, "content": {"type": "text", "text": "x"}})),
+        # the replayed message carries its live content (R5 compares it with what the ID carried live)
+        (conn, A, upd({"sessionUpdate": "user_message_chunk", "messageId": mid,
+                       "content": {"type": "text", "text": f"prompt number {k}"}})),
         (conn, A, upd({"sessionUpdate": "state_update", "state": "idle"})),
         (conn, A, {"jsonrpc": "2.0", "id": 1, "result": {}}),
     ]

@@ -29,9 +29,10 @@ DEFAULT_OUT = ROOT / "figures" / "report" / "reused-id.png"
 
 
 def report(folder: Path) -> Path:
-    """``acplab check --spec reused-id --out FOLDER --html``; returns the report's path."""
-    cmd = [sys.executable, "-m", "acplab.model.app.cli", "check", "--spec", "reused-id", "--out", str(folder),
-           "--html", "-q"]
+    """``acplab check --spec reused-id --continue --out FOLDER --html`` (the whole search, as the picture shows);
+    returns the report's path."""
+    cmd = [sys.executable, "-m", "acplab.model.app.cli", "check", "--spec", "reused-id", "--continue", "--out",
+           str(folder), "--html", "-q"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if proc.returncode != 1 or not (folder / "report.html").is_file():  # 1: the mutant is caught
         raise RuntimeError(f"acplab check exited {proc.returncode}: {proc.stderr.strip()}")

@@ -23,6 +23,8 @@ Definitions (times in simulated milliseconds; a *submission* is one
   ``duplicates_per_prompt``: such retries per submission.
 * ``misattributed_<how>``: per submission, 1 if a client correlating by
   ``content`` / ``order`` would have bound it to another submission's message.
+  These two are **counterfactuals** ("if clients matched by content"): what
+  clients correlating another way would have done, never a failure of the spec.
   Computed by shadow clients fed the real deliveries (the client code's
   ``_guess`` rule: an unknown ``user_message`` binds to the first pending or
   ambiguous submission, with equal content for ``content``); ``message_id``
@@ -46,27 +48,83 @@ of the user message (v1) has no receipt time and nothing to misattribute.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from acplab.model import wire
 
 LATENCIES = ("response_ms", "user_message_ms", "work_end_ms")
 STRATEGIES = ("content", "order")
 
-#: metric -> (unit of one sample, kind: "proportion" or "mean", description)
-METRICS: dict[str, tuple[str, str, str]] = {
-    "response_ms": ("submission", "mean", "submit -> prompt response (ms)"),
-    "user_message_ms": ("submission", "mean", "submit -> own user_message received (ms)"),
-    "work_end_ms": ("submission", "mean", "submit -> idle ending its work received (ms, v1 response)"),
-    "ambiguous_rate": ("submission", "proportion", "outcome never learned (fraction)"),
-    "duplicate_rate": ("retry", "proportion", "retry of an inserted submission (fraction)"),
-    "duplicates_per_prompt": ("submission", "proportion", "duplicate retries per submission"),
-    "misattributed_message_id": ("submission", "proportion", "wrong binding, messageId correlation (fraction)"),
-    "misattributed_content": ("submission", "proportion", "wrong binding, content correlation (fraction)"),
-    "misattributed_order": ("submission", "proportion", "wrong binding, arrival-order correlation (fraction)"),
-    "replay_divergent_items": ("run", "mean", "replayed feed items unlike the agent's (count)"),
-    "wire_messages_per_prompt": ("run", "mean", "messages sent per submission"),
-    "wire_bytes_per_prompt": ("run", "mean", "JSON bytes sent per submission"),
+class Metric(NamedTuple):
+    """What a metric is, for every reader: the sample's unit and kind (:mod:`.stats`), a short label,
+    what it means and in which unit, the question it answers, and whether it is a counterfactual (what
+    clients that correlate another way *would* have done, measured by shadow clients: not a failure
+    of the spec being simulated)."""
+
+    unit: str
+    kind: str
+    description: str
+    meaning: str
+    measured_in: str
+    question: str
+    counterfactual: bool = False
+
+
+_IF = "counterfactual: if clients matched by {how} (shadow clients fed the real deliveries)"
+
+#: every metric, in table order
+METRICS: dict[str, Metric] = {
+    "response_ms": Metric("submission", "mean", "submit -> prompt response (ms)",
+                          "time from sending session/prompt to its success response on the same connection",
+                          "simulated ms", "How long does a client wait for its prompt to be answered?"),
+    "user_message_ms": Metric("submission", "mean", "submit -> own user_message received (ms)",
+                              "time from sending session/prompt to the live user_message of the message it inserted",
+                              "simulated ms", "How soon does a client see its own message in the feed?"),
+    "work_end_ms": Metric("submission", "mean", "submit -> idle ending its work received (ms, v1 response)",
+                          "time from sending session/prompt to the idle state_update ending the work it started",
+                          "simulated ms", "How long until the turn is over (what a v1 response waited for)?"),
+    "ambiguous_rate": Metric("submission", "proportion", "outcome never learned (fraction)",
+                             "share of submissions whose client never learned whether they were inserted",
+                             "fraction of submissions", "How often is a client left not knowing what happened?"),
+    "duplicate_rate": Metric("retry", "proportion", "retry of an inserted submission (fraction)",
+                             "share of retries that repeated a submission the agent had in fact inserted",
+                             "fraction of retries", "When a client retries, how often does it duplicate a message?"),
+    "duplicates_per_prompt": Metric("submission", "proportion", "duplicate retries per submission",
+                                    "duplicate retries divided by all submissions", "per submission",
+                                    "How many duplicate messages does retrying add per prompt?"),
+    "misattributed_message_id": Metric("submission", "proportion", "wrong binding, messageId correlation (fraction)",
+                                       "share of submissions the real clients (correlating by messageId) bound to "
+                                       "another submission's message", "fraction of submissions",
+                                       "Does correlating by the returned messageId ever bind the wrong message?"),
+    "misattributed_content": Metric("submission", "proportion",
+                                    "wrong binding if clients matched by content (counterfactual)",
+                                    "share of submissions a client matching user_message by content would have bound "
+                                    "to another submission's message; " + _IF.format(how="content"),
+                                    "fraction of submissions",
+                                    "What would go wrong if clients matched messages by their content?", True),
+    "misattributed_order": Metric("submission", "proportion",
+                                  "wrong binding if clients matched by arrival order (counterfactual)",
+                                  "share of submissions a client matching user_message by arrival order would have "
+                                  "bound to another submission's message; " + _IF.format(how="arrival order"),
+                                  "fraction of submissions",
+                                  "What would go wrong if clients matched messages by arrival order?", True),
+    "replay_divergent_items": Metric("run", "mean", "replayed feed items unlike the agent's (count)",
+                                     "feed items, rebuilt by replay, whose content differs from the agent's history",
+                                     "items per run", "Does a replayed view match the agent's history?"),
+    "wire_messages_per_prompt": Metric("run", "mean", "messages sent per submission",
+                                       "JSON-RPC messages put on live connections, divided by the run's submissions",
+                                       "messages per submission", "How chatty is the protocol per prompt?"),
+    "wire_bytes_per_prompt": Metric("run", "mean", "JSON bytes sent per submission",
+                                    "JSON bytes of those messages, divided by the run's submissions",
+                                    "bytes per submission", "How many bytes does a prompt cost on the wire?"),
 }
+
+
+def explanation(name: str) -> dict:
+    """The fields ``--json`` carries for metric ``name`` beside its numbers."""
+    m = METRICS[name]
+    return {"unit": m.unit, "kind": m.kind, "description": m.description, "meaning": m.meaning,
+            "measured_in": m.measured_in, "question": m.question, "counterfactual": m.counterfactual}
 
 
 def not_applicable(spec) -> dict[str, str]:
@@ -236,7 +294,7 @@ class RunMetrics:
                 self.t_end[token] = now
 
     def opened(self, labels) -> None:
-        """The step opened these fault windows (see :mod:`.coverage`)."""
+        """The step opened these fault windows (see :mod:`.fault_windows`)."""
         for label in labels:
             self.windows[label] = self.windows.get(label, 0) + 1
 

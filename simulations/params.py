@@ -6,14 +6,15 @@ per second.  Simulated time inside SimPy is in seconds.
 Every number is finite (NaN and infinity are refused wherever they come
 from: ``--set``, TOML ``inf``/``nan``) and in range; the counts have
 documented maxima (:data:`MAXIMA`), and :func:`check_cost` refuses a run whose
-estimated CPU time (:meth:`SimParams.estimated_seconds`, measured on the
-defaults: about 10 ms and 30 KB per session) exceeds :data:`MAX_CPU_SECONDS`,
-before any work starts.
+estimated CPU time (:meth:`SimParams.estimated_seconds`: the measured cost
+model of :mod:`.cost`, quadratic in clients x prompts) exceeds
+:data:`MAX_CPU_SECONDS`, before any work starts.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, fields, replace
 
 from acplab.model.errors import InputError
@@ -31,10 +32,14 @@ MAX_CPU_SECONDS = 7 * 24 * 3600.0
 MAX_FLOAT = 1e9
 #: smallest positive time (ms or s) and smallest non-zero rate: below it, means divide to zero or infinity
 MIN_POSITIVE = 1e-6
-#: measured: 2 clients, 3 prompts, 1 retry: about 10 ms a session on one core (conservative up to ~10 clients)
-_SECONDS_PER_UNIT = 0.5e-3
-#: measured (and doubled): a connection cut about 10 us of CPU, an agent restart about 50 us
-_SECONDS_PER_CUT, _SECONDS_PER_RESTART = 20e-6, 100e-6
+#: largest latency_sigma: the lognormal keeps its mean latency_ms only in expectation; past about
+#: sqrt(2 ln n) the mean of a run's n latencies collapses towards 0 (at 30 or 1000 every delay is ~0 and the
+#: runs are identical), so a larger sigma would silently mean "no latency" rather than "a heavier tail"
+MAX_LATENCY_SIGMA = 3.0
+#: a number written as text (``--set``): ASCII digits, an optional sign, fraction and exponent; no ``1_000``,
+#: no other scripts' digits, no hexadecimal
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,9 @@ class SimParams:
         for name in ("disconnect_rate", "restart_rate", "latency_sigma"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if self.latency_sigma > MAX_LATENCY_SIGMA:
+            raise InputError(f"latency_sigma must be at most {MAX_LATENCY_SIGMA:g} (beyond it nearly every delay "
+                             f"is 0 and latency_ms stops being the mean), got {self.latency_sigma}")
         for name in ("disconnect_rate", "restart_rate"):
             if 0 < getattr(self, name) < MIN_POSITIVE:
                 raise InputError(f"{name} must be 0 or at least {MIN_POSITIVE:g}, got {getattr(self, name)}")
@@ -125,11 +133,10 @@ class SimParams:
         return self
 
     def estimated_seconds(self) -> float:
-        """A rough, deliberately high estimate of the CPU seconds this simulation takes."""
-        work = self.clients ** 2 * max(1, self.prompts) * (1 + self.retries) * _SECONDS_PER_UNIT
-        faults = self.duration_s * (self.disconnect_rate * self.clients * _SECONDS_PER_CUT
-                                    + self.restart_rate * _SECONDS_PER_RESTART)
-        return self.sessions * (work + faults)
+        """The CPU seconds this simulation is expected to take (:func:`.cost.simulation_seconds`)."""
+        from .cost import simulation_seconds
+
+        return simulation_seconds(self)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -145,6 +152,8 @@ class SimParams:
             name = key.replace("-", "_")
             if name not in known:
                 raise InputError(f"{where}: unknown parameter '{key}'; known: {', '.join(sorted(known))}")
+            if name in kwargs:
+                raise InputError(f"{where}: parameter {name} given twice (as {_short(key)} too)")
             kwargs[name] = _coerce(name, value, getattr(cls, name, None) if name != "disable_monitors" else (), where)
         return cls(**kwargs).validate()
 
@@ -152,11 +161,29 @@ class SimParams:
         return replace(self, **changes).validate()
 
 
+def with_settings(values: dict, settings, options: dict, where: str) -> dict:
+    """``values`` plus the ``--set KEY=VALUE`` items; a key that has its own option (``options``: parameter ->
+    option) is refused, so ``--clients 3 --set clients=5`` cannot silently mean 5."""
+    out = dict(values)
+    for item in settings:
+        key, sep, value = item.partition("=")
+        name = key.strip().replace("-", "_")
+        if not sep:
+            raise InputError(f"{where}: --set expects KEY=VALUE, got {_short(item)}")
+        if name in options:
+            raise InputError(f"{where}: --set {name}: use {options[name]} (its own option) instead")
+        if name in out and name not in values:
+            raise InputError(f"{where}: --set {name} given twice")
+        out[name] = value.strip()
+    return out
+
+
 def check_cost(seconds: float, what: str) -> None:
     """Refuse work estimated at more than :data:`MAX_CPU_SECONDS` of CPU time, before it starts."""
     if seconds > MAX_CPU_SECONDS:
-        raise InputError(f"{what}: estimated at about {_duration(seconds)} of CPU time, over the limit of "
-                         f"{_duration(MAX_CPU_SECONDS)}; use fewer sessions, clients or prompts, or lower rates")
+        raise InputError(f"{what}: estimated at about {_duration(seconds)} of CPU time (measured cost model, "
+                         f"simulations/cost.py), over the limit of {_duration(MAX_CPU_SECONDS)}; use fewer sessions, "
+                         f"clients or prompts, or lower rates")
 
 
 def _duration(seconds: float) -> str:
@@ -189,16 +216,38 @@ def _coerce(name: str, value, default, where: str):
                 raise ValueError(value)
             if not isinstance(value, (str, int, float)):
                 raise TypeError(value)
+            if isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
+                raise ValueError(value)
             return int(value)
         if isinstance(default, float):
             if not isinstance(value, (str, int, float)):
                 raise TypeError(value)
+            if isinstance(value, str):
+                return _float_text(value.strip())
             return float(value)
         if not isinstance(value, str):
             raise TypeError(value)
         return value
     except (TypeError, ValueError, OverflowError):
         raise InputError(f"{where}: bad value for {name}: {_short(value)}") from None
+
+
+def _float_text(text: str) -> float:
+    """A number written in ASCII (``nan``/``inf`` pass through, to be refused as not finite); one that is not 0
+    but underflows to 0.0 (``1e-400``) is refused: a rate of 1e-400 would silently mean "off"."""
+    if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return float(text)
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    return no_underflow(text)
+
+
+def no_underflow(text: str) -> float:
+    """``float(text)``, refusing (ValueError) a number that is not 0 as written but becomes 0.0."""
+    value = float(text)
+    if value == 0.0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise ValueError(f"{text} is too small: it would be read as 0")
+    return value
 
 
 def _short(value) -> str:

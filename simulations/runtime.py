@@ -24,7 +24,7 @@ currently offers.  SimPy processes decide *which* action happens *when*:
 
 All randomness comes from one ``random.Random``; SimPy orders simultaneous
 events by scheduling order, so a seed fixes the run.  Every step also tells
-the run's metrics which fault windows it opened (:mod:`.coverage`).
+the run's metrics which fault windows it opened (:mod:`.fault_windows`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from acplab.model.acp.model import AcpModel, Action, Bounds, quiescent
 from acplab.model.acp.events import C2A
 from acplab.model.acp.monitor_set import monitor_names, monitor_set
 from acplab.model.acp.spec import get_spec
-from .coverage import opened
+from .fault_windows import opened
 from .metrics import RunMetrics
 from .params import CONTENTS, SimParams
 
@@ -319,7 +319,7 @@ class Session:
         while True:
             a = self.world.agent
             work = a.work
-            if work is None or work.perm_rid is not None or any(
+            if work is None or work.perms or any(
                 r.inserted and not r.echoed and r.mid in work.mids for r in a.reqs
             ):
                 yield self.changed  # the runtime reports a message before working on it

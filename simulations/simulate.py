@@ -20,7 +20,7 @@ for proportions and t for means, none below two samples (:mod:`.stats`); a
 metric that means nothing for the spec is ``n/a`` with its reason.
 ``coverage`` counts the fault windows the runs opened and warns about the
 ones the spec or the configured faults need that no run opened
-(:mod:`.coverage`).
+(:mod:`.fault_windows`).
 
 For the first violation of each monitor the explorer's artefacts are written
 under ``out``: ``<Monitor>.txt`` (numbered text trace), ``<Monitor>.jsonl``
@@ -35,8 +35,8 @@ from pathlib import Path
 
 from acplab.model.acp.spec import get_spec
 from acplab.model.engine.verdicts import exit_code as verdict_exit_code
-from . import coverage
-from .metrics import LATENCIES, METRICS, not_applicable
+from . import fault_windows
+from .metrics import LATENCIES, METRICS, explanation, not_applicable
 from .params import SimParams
 from .runtime import RunResult, build_model, run_session
 from .stats import quantiles, summarize
@@ -57,7 +57,7 @@ class SimulationResult:
         self.folder = None  # where the violations' files went (set by simulate)
         self.examples: dict = {}  # monitor -> (the run, its first violation), steps kept
         self.model = None
-        self.counted = None  # the counting model the runs were stepped through (coverage.Counted)
+        self.counted = None  # the counting model the runs were stepped through (fault_windows.Counted)
         self.measured = [r for r in runs if self.counts_toward_metrics(r)]
         self.samples: dict[str, list[float]] = {name: [] for name in METRICS}
         self.counts: dict[str, int] = {}
@@ -90,11 +90,11 @@ class SimulationResult:
         spec = get_spec(p.spec)
         skip = not_applicable(spec)
         metrics = {}
-        for name, (unit, kind, desc) in METRICS.items():
-            row = summarize(self.samples[name], kind)
+        for name, metric in METRICS.items():
+            row = summarize(self.samples[name], metric.kind)
             if name in LATENCIES and row["n"]:
                 row["quantiles"] = quantiles(self.samples[name])
-            row.update(unit=unit, kind=kind, description=desc)
+            row.update(explanation(name))
             if name in skip:
                 row["n/a"] = skip[name]
             metrics[name] = row
@@ -117,7 +117,7 @@ class SimulationResult:
             "counts": dict(sorted(self.counts.items())),
             "metrics": metrics,
             "violations": violations,
-            "coverage": coverage.report(spec, p, [r.metrics.windows for r in self.runs], self.counted),
+            "coverage": fault_windows.report(spec, p, [r.metrics.windows for r in self.runs], self.counted),
         }
 
 
@@ -128,7 +128,7 @@ def simulate(params: SimParams, out: str | Path | None = None, progress=None) ->
     """
     p = params.validate()
     model = build_model(p)
-    counted = coverage.Counted(model)
+    counted = fault_windows.Counted(model)
     runs: list[RunResult] = []
     files: dict[str, list[str]] = {}
     first: dict[str, dict] = {}
@@ -177,6 +177,7 @@ def example_states(model, run: RunResult, violation) -> list:
 def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]:
     """Text trace, capture JSONL and Mermaid of ``run`` up to the violating step (the explorer's files)."""
     from acplab.model.render.artefacts import write_behaviour
+    from acplab.model.trace.visible import wire_visibility
 
     timed = run.steps[: violation.step]
     steps = [(action, events) for _t, action, events in timed]
@@ -184,7 +185,7 @@ def write_artefacts(model, run: RunResult, violation, folder: Path) -> list[str]
     title = (f"{violation.monitor} [{', '.join(rules)}] violated in simulated run {run.index} (seed {run.seed}) "
              f"at {violation.t * 1000.0:.1f} ms, step {violation.step} (spec {model.spec.name})")
     return write_behaviour(folder / violation.monitor, model, steps, title, (violation.monitor, violation.sentence),
-                           rules, times_ms=[t * 1000.0 for t, _a, _e in timed])
+                           rules, times_ms=[t * 1000.0 for t, _a, _e in timed], judge=wire_visibility)
 
 
 def exit_code(result: SimulationResult) -> int:
@@ -226,8 +227,23 @@ def _units(metrics: dict) -> str:
     return plural.get(main, main + "s") + (f"; {'; '.join(rest)}" if rest else "")
 
 
-def print_table(summary: dict, file=None) -> None:
-    """The headline, the metrics (means, 95% intervals, sample sizes), coverage warnings, the violations."""
+def legend(metrics: dict, explain: bool) -> list[str]:
+    """Below the table: the counterfactual metrics named as such; with ``explain`` each metric's meaning,
+    unit and question (from the ``--json`` fields, so the two never disagree)."""
+    lines = []
+    what_if = [name for name, row in metrics.items() if row.get("counterfactual")]
+    if what_if:
+        lines.append(f"* counterfactual, not a finding: {', '.join(what_if)} say what clients correlating by content "
+                     "or arrival order would have bound wrongly (shadow clients fed the real deliveries)")
+    if not explain:
+        return lines + ["--explain: what each metric means, its unit and the question it answers"]
+    for name, row in metrics.items():
+        lines.append(f"{name} [{row['measured_in']}]: {row['meaning']}. {row['question']}")
+    return lines
+
+
+def print_table(summary: dict, file=None, explain: bool = False) -> None:
+    """The headline, the metrics (means, 95% intervals, sample sizes), a legend, coverage warnings, the violations."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -248,15 +264,18 @@ def print_table(summary: dict, file=None) -> None:
         lo, hi = row["ci"]
         ci_text = "-" if lo is None else f"{fmt(lo)}..{fmt(hi)}"
         latency = name in LATENCIES
-        table.add_row(name, fmt(row["mean"]), ci_text, fmt(row.get("p50")) if latency else "",
+        table.add_row(name + (" *" if row.get("counterfactual") else ""), fmt(row["mean"]), ci_text,
+                      fmt(row.get("p50")) if latency else "",
                       fmt(row.get("p95")) if latency else "", f"{row['n']:,}")
     console.print(table)
     console.print(f"n counts {_units(summary['metrics'])}", soft_wrap=True)
+    for line in legend(summary["metrics"], explain):
+        console.print(line, soft_wrap=True, markup=False)
     for note in notes:
         console.print(note, soft_wrap=True)
     console.print("counts: " + ", ".join(f"{k} {v:,}" for k, v in summary["counts"].items()), soft_wrap=True)
     for warning in summary.get("coverage", {}).get("warnings", []):
-        what = "window never opened: " if coverage.window_warning(warning) else ""
+        what = "window never opened: " if fault_windows.window_warning(warning) else ""
         console.print(f"coverage warning: {what}{warning}", soft_wrap=True)
     v = summary["violations"]
     if not v["count"]:
@@ -269,15 +288,3 @@ def print_table(summary: dict, file=None) -> None:
         console.print(f"  {name}: {n}; first in run {f['run']} at {f['t_ms']:.1f} ms: {f['sentence']}", soft_wrap=True)
         for path in v["files"].get(name, []):
             console.print(f"    {path}", soft_wrap=True)
-
-
-def cli_progress(quiet: bool, total: int):
-    """A rich progress bar on stderr (None when quiet or stderr is not a terminal); use as a context."""
-    if quiet or not sys.stderr.isatty():
-        return None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=True)
-    return bar

@@ -7,6 +7,8 @@ import os as _os
 from pathlib import Path as _Path
 
 import pytest as _pytest
+import shutil as _shutil
+import subprocess as _subprocess
 
 
 def _acp_schema_dir() -> "_Path | None":
@@ -98,29 +100,94 @@ def schema_v1() -> AcpSchema:
     return _load_acp_schema("v1")
 
 
-# --- One regeneration of the figures per test run ------------------------------
-# `acplab figures` takes about a minute (the variant matrix is most of it).  The
-# tests that compare against the committed folder share one regeneration per
-# run, across xdist workers: the first worker to ask builds it under a lock in
-# the run's shared temporary folder, the others reuse it.
+# --- One wheel and one regeneration of the figures per test run --------------------
+# Building the wheel, installing it in a fresh venv (pinned by constraints.txt) and
+# `acplab figures` (about two minutes of CPU, the variant matrix most of it) happen once
+# per run, in the run's shared temporary folder under a lock: the figures the tests
+# compare with the committed folder are the ones the *installed wheel* draws, run from
+# a folder outside the repository.  Every test that uses them is in the xdist group
+# "figures" (one worker), so no other worker waits on the lock.
 
-
-@_pytest.fixture(scope="session")
-def regenerated_figures(tmp_path_factory, worker_id):
+def _run_shared_once(tmp_path_factory, worker_id, name: str, make) -> "_Path":
+    """``make(folder)`` once per test run (across xdist workers); the folder it filled."""
     import fcntl
-
-    from acplab.model.app.figures import generate
 
     shared = tmp_path_factory.getbasetemp()
     if worker_id != "master":
         shared = shared.parent  # the run's folder, above each worker's own
-    folder = shared / "figures-regenerated"
-    with open(shared / "figures.lock", "w") as lock:
+    folder = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "figures.done").exists():
-            generate(folder)
-            (shared / "figures.done").write_text("ok\n")
+        if (shared / f"{name}.failed").exists():
+            _pytest.fail(f"{name}: an earlier test of this run failed to make it: "
+                         + (shared / f"{name}.failed").read_text(), pytrace=False)
+        if not (shared / f"{name}.done").exists():
+            try:
+                make(folder)
+            except BaseException as e:
+                (shared / f"{name}.failed").write_text(str(e)[-4000:])
+                raise
+            (shared / f"{name}.done").write_text("ok\n")
     return folder
+
+
+def _checked_run(cmd, cwd, **kw):
+    out = _subprocess.run([str(c) for c in cmd], capture_output=True, text=True, cwd=cwd, **kw)
+    assert out.returncode == 0, f"{cmd}: exit {out.returncode}\n{out.stdout[-2000:]}{out.stderr[-2000:]}"
+    return out
+
+
+class InstalledWheel:
+    """The project's wheel installed in a fresh venv: ``run(args, cwd)`` runs its ``acplab``."""
+
+    def __init__(self, folder: "_Path") -> None:
+        self.folder = folder
+        self.wheel = next((folder / "wheels").glob("acplab-*.whl"))
+        self.python = folder / "venv" / "bin" / "python"
+        self.acplab = folder / "venv" / "bin" / "acplab"
+        self.elsewhere = folder / "elsewhere"  # outside the repository, with a user's copy of ./figures
+
+    def env(self) -> dict:
+        env = {k: v for k, v in _os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        env["MPLBACKEND"] = "Agg"
+        return env
+
+    def run(self, args, cwd=None):
+        return _checked_run([self.acplab, *args], cwd or self.elsewhere, env=self.env())
+
+
+def _build_and_install(folder: "_Path") -> None:
+    import sys
+    import venv
+
+    root = _Path(__file__).resolve().parents[1]
+    folder.mkdir()
+    _checked_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", folder / "wheels", root], folder)
+    (wheel,) = (folder / "wheels").glob("acplab-*.whl")
+    venv.EnvBuilder(with_pip=True).create(folder / "venv")
+    _checked_run([folder / "venv" / "bin" / "python", "-m", "pip", "install", "-q", "-c", root / "constraints.txt",
+                  wheel], folder)
+    # a user's copy of the figures, as the default folder ./figures: `acplab figures` carries its
+    # report screenshot over (pixels are not byte-stable, so it is never redrawn: app/figures.py)
+    _shutil.copytree(root / "figures", folder / "elsewhere" / "figures")
+
+
+@_pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory, worker_id) -> InstalledWheel:
+    return InstalledWheel(_run_shared_once(tmp_path_factory, worker_id, "wheel", _build_and_install))
+
+
+@_pytest.fixture(scope="session")
+def regenerated_figures(tmp_path_factory, worker_id, installed_wheel) -> "_Path":
+    """``acplab figures --out FOLDER`` by the installed wheel, from outside the repository, once per run;
+    without the manifest ``--out`` leaves (what that run wrote there, not a figure: app/outfolder.py)."""
+    from acplab.model.app.outfolder import MANIFEST
+
+    def draw(folder):
+        installed_wheel.run(["figures", "--out", folder, "-q"])
+        (folder / MANIFEST).unlink()
+
+    return _run_shared_once(tmp_path_factory, worker_id, "figures-regenerated", draw)
 
 
 # --- The tools that read our outputs: Mermaid's own parser and a real browser ----------
@@ -129,9 +196,6 @@ def regenerated_figures(tmp_path_factory, worker_id):
 # Chromium over the HTML report.  `.ci/run` installs both (`npm ci` in tests/js, and
 # `apt-get install chromium`).  Locally a missing piece skips the tests that need it, with
 # the command that installs it; in CI (ACPLAB_REQUIRE_NODE=1 / ACPLAB_REQUIRE_BROWSER=1) it fails.
-import shutil as _shutil
-import subprocess as _subprocess
-
 JS = _Path(__file__).resolve().parent / "js"
 CHROMIUM = _os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 
@@ -190,3 +254,51 @@ def browser():
         return _run_json(["browser_check.mjs", _Path(page).resolve(), steps_file.resolve()], timeout=120)
 
     return check
+
+
+# --- The smoke tier: `pytest -m smoke`, under a minute on 2 cores ----------------------------
+# A few fast tests from every layer (engine, wire, acp, trace, render, simulations, app and the
+# packaging), so a change that breaks the house shows in seconds; a test can also carry
+# @pytest.mark.smoke itself.  The README's "Test tiers" gives each tier's measured duration.
+SMOKE = ("test_layers.py", "test_explore.py", "test_store.py", "test_capture.py", "test_model.py", "test_specfile.py",
+         "test_tracecheck.py", "test_mermaid.py::test_escape", "test_mermaid.py::test_sequence_diagrams",
+         "test_mermaid.py::test_long_notes", "test_packaging.py::test_licence", "test_packaging.py::test_hypothesis",
+         "test_packaging.py::test_build", "test_packaging.py::test_constraints", "test_sim_schedule.py")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: two workers more than the machine has cores.  Some tests mostly wait (a real agent's
+    quiescence, a browser, a recorder's linger): measured on 2 cores, the SDK agent tests take 280 s of wall
+    for 80 s of CPU; with spare workers that waiting overlaps with the CPU-bound tests."""
+    return (_os.cpu_count() or 1) + 2
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.nodeid.split("/")[-1]
+        if name.startswith(SMOKE) and item.get_closest_marker("slow") is None:
+            item.add_marker(_pytest.mark.smoke)
+
+
+# --- CPU seconds per test: ACPLAB_TEST_CPU=FILE -----------------------------------------------
+# Wall time (`--durations`) on a shared machine measures the neighbours; CPU seconds of the test's
+# process and of the children it waited for (subprocesses, the engine's workers, node) do not.
+# Each xdist worker appends JSON lines {"test", "cpu", "wall"} to FILE.<worker>;
+# scripts/test_budget.py sums them per file and per tier.
+if _os.environ.get("ACPLAB_TEST_CPU"):
+    import resource as _resource
+    import time as _time
+
+    def _cpu_seconds() -> float:
+        own, children = _resource.getrusage(_resource.RUSAGE_SELF), _resource.getrusage(_resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        cpu, wall = _cpu_seconds(), _time.monotonic()
+        yield
+        worker = _os.environ.get("PYTEST_XDIST_WORKER", "master")
+        marks = sorted(m.name for m in item.iter_markers() if m.name in ("deep", "slow", "smoke"))
+        with open(f"{_os.environ['ACPLAB_TEST_CPU']}.{worker}", "a") as out:
+            out.write(_json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - cpu, 3),
+                                   "wall": round(_time.monotonic() - wall, 3), "marks": marks}) + "\n")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from acplab.model.acp.adapter import RuleMonitors
+from acplab.model.acp.rules_in_model import RuleMonitors
 from acplab.model.acp.killers import MUTANT_RULES
 from acplab.model.acp.model import AcpModel
-from acplab.model.acp.monitor_set import PROXIES, RENAMED, monitor_names, monitor_set
+from acplab.model.acp.monitor_set import RENAMED, monitor_names
 from acplab.model.acp.monitors import CLIENT_MONITORS
 from acplab.model.acp.rules import make_monitors
 from acplab.model.acp.scenarios import SCENARIOS
@@ -16,21 +16,13 @@ from acplab.model.acp.spec import FINDINGS, MUTANTS, RFD, SPECS
 from acplab.model.acp.witnesses import WITNESSES
 from acplab.model.engine import Limits, explore
 
-BIG = {"default", "multi-client", "cancellation", "lost-response", "agent-restart"}
-
 
 def _model(spec, sc, monitors, symmetry=True):
     return AcpModel(spec, sc.bounds, [WITNESSES[w] for w in sc.witnesses], symmetry=symmetry, monitors=monitors)
 
 
-@pytest.mark.parametrize("scenario", [pytest.param(n, marks=pytest.mark.slow) if n in BIG else n for n in SCENARIOS])
-def test_rule_monitors_hold_on_every_rfd_scenario(scenario):
-    """The monitor set, and the trace proxies the set leaves out, flag nothing the RFD's agent does."""
-    sc = SCENARIOS[scenario]
-    proxies = RuleMonitors([m for m in make_monitors() if m.name in PROXIES], spec=RFD, name="proxies")
-    result = explore(_model(RFD, sc, monitor_set() + (proxies,)), Limits(max_seconds=600))
-    assert result.verdict == "holds", [v.sentence for v in result.violations]
-    assert result.witnesses and not result.missing_witnesses
+# That the monitor set and the trace proxies it leaves out flag nothing on any rfd scenario is judged in one
+# run per scenario with every witness: tests/test_model.py::test_scenario_holds_on_rfd_with_every_witness.
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
@@ -41,15 +33,24 @@ def test_each_mutant_is_caught_by_its_own_rule(name):
     rules = set(MUTANT_RULES[name])
     sc = next(s for s in SCENARIOS.values() if name in s.catches)
     mine = [RuleMonitors([m], spec=spec, name="rule:" + m.name) for m in make_monitors() if rules & set(m.rules)]
-    result = explore(AcpModel(spec, sc.bounds, [], symmetry=True, monitors=tuple(mine)), Limits(max_seconds=300))
-    found = [v for v in result.violations + result.warnings if v.property.name.startswith("rule:")]
+    model = AcpModel(spec, sc.bounds, [], symmetry=True, monitors=tuple(mine))
+    found = _rule_findings(explore(model, Limits(max_seconds=300), stop_on_violation=True))
+    if not found:  # a hang: its unmet ``eventually`` needs the whole graph, which a stop (at a deadlock) cuts short
+        found = _rule_findings(explore(model, Limits(max_seconds=300)))
     assert found, f"{name}: none of {[m.name for m in mine]} fired"
     cited = [set(v.sentence.split("[", 1)[1].split("]", 1)[0].split(", ")) for v in found]
     assert any(rules & c for c in cited), [v.sentence for v in found]
 
 
-def test_a_finding_needs_the_client_view():
-    assert set(FINDINGS) == {"echo-after-replay"}  # judged by ViewMatchesHistory, a model monitor that stays
+def _rule_findings(result) -> list:
+    return [v for v in result.violations + result.warnings if v.property.name.startswith("rule:")]
+
+
+def test_each_finding_names_the_monitor_that_judges_it():
+    """echo-after-replay needs the client view (ViewMatchesHistory, a model monitor that stays); silent-runtime
+    is on the wire (a prompt never answered)."""
+    assert {name: spec.breaks for name, spec in FINDINGS.items()} == {
+        "echo-after-replay": "ViewMatchesHistory", "silent-runtime": "PromptsAnswered"}
 
 
 def test_symmetry_keeps_the_verdicts():

@@ -195,13 +195,14 @@ def test_witness_runs_are_written_like_counterexamples(tmp_path):
 def test_rules_json_lists_every_rule_with_its_monitors_and_mutants():
     code, out, err = run("rules", "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 129
+    assert code == 0 and len(rows) == 131  # P20 and U15, the RFD statements that had no rule
     for row in rows:
-        assert {"id", "text", "strength", "checkable", "monitors", "mutants"} <= set(row)
+        assert {"id", "text", "strength", "checkable", "monitors", "mutants", "rfd"} <= set(row)
     by_id = {r["id"]: r for r in rows}
     musts = [r for r in rows if "MUST" in r["strength"] and r["checkable"] in ("yes", "yes*")]
-    assert len(musts) == 56 and all(r["monitors"] for r in musts)
-    assert set(by_id["P5"]["mutants"]) == {"reused-id", "restart-resets-ids", "id-leaked-after-rejection"}
+    assert len(musts) == 57  # with U15 and all(r["monitors"] for r in musts)
+    assert set(by_id["P5"]["mutants"]) == {"reused-id", "restart-resets-ids", "id-leaked-after-rejection",
+                                           "native-ids-collide"}
     assert "MessageIdsDistinct" in by_id["P5"]["monitors"]
 
 

@@ -14,7 +14,6 @@ import sys
 from acplab.model.acp.model import AcpModel, Bounds
 from acplab.model.acp.spec import SPECS
 from acplab.model.engine import Visitor, explore
-from acplab.model.engine.parallel import explore_levels
 from acplab.model.engine.twophase import TwoPhase
 from acplab.model.engine.walk import random_walks
 from acplab.model.render.traces import describe_event
@@ -73,11 +72,11 @@ def test_engine_counts_match_an_independent_count_of_the_discovery_order():
 def test_workers_sum_their_counts_to_the_one_process_counts():
     one = explore(TwoPhase(4))
     for workers in (1, 3):
-        many = explore_levels(TwoPhase(4), workers=workers)
+        many = explore(TwoPhase(4), workers=workers)
         assert many.coverage == one.coverage
     # a violated property: the same evaluated and violated counts (armed is counted per level, see engine.coverage)
     broken = explore(TwoPhase(4, broken=True)).coverage.properties["Consistent"]
-    split = explore_levels(TwoPhase(4, broken=True), workers=2).coverage.properties["Consistent"]
+    split = explore(TwoPhase(4, broken=True), workers=2).coverage.properties["Consistent"]
     assert (split.evaluated, split.violated) == (broken.evaluated, broken.violated) == (broken.evaluated, 1)
 
 
@@ -206,7 +205,7 @@ def test_simulate_coverage_counts_steps_actions_and_properties():
 
 
 def test_simulate_without_cancels_calls_the_cancel_rule_vacuous():
-    """No rule monitor watches failures alone any more (issue 12): the cancellation rule stands in."""
+    """No rule monitor watches failures alone (the model's own monitors went): the cancellation rule stands in."""
     cov = simulate(SimParams(spec="rfd", sessions=5, seed=1)).to_json()["coverage"]
     assert "client cancel" not in cov["actions"]
     assert cov["properties"]["CancelEndsWithCancelled"]["armed"] == 0 and "CancelEndsWithCancelled" in cov["vacuous"]

@@ -127,3 +127,12 @@ def test_duplicate_property_names_are_rejected_with_a_hint():
     props = [always("p", bool), always("p", bool)]
     with pytest.raises(ValueError, match="unique name"):
         explore(Graph({0: []}, props))
+
+
+def test_the_hooks_protocol_declares_exactly_the_hooks_the_engine_reads():
+    from acplab.model.engine.hooks import HOOKS, Model, hooks_of
+
+    declared = {n for n in vars(Model) if not n.startswith("_")} | set(Model.__annotations__)
+    assert declared == set(HOOKS)
+    hooks = hooks_of(TwoPhase(3))
+    assert hooks.check_deadlock is False and hooks.action_kind is not None and hooks.ample is None

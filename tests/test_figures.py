@@ -28,17 +28,36 @@ def fresh(regenerated_figures):
     return regenerated_figures
 
 
-@pytest.mark.slow
-def test_committed_figures_are_current(fresh):
-    """What `acplab figures --check` does, on the one regeneration this module makes.
+def _pinned_version(name: str) -> str | None:
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.lower().startswith(name + "=="):
+            return line.split("==", 1)[1].strip()
+    return None
 
-    The committed files were made by an earlier process, so equality here also
-    shows that generation is byte-identical across runs.
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("figures")
+def test_committed_figures_are_current(fresh, installed_wheel):
+    """What `acplab figures --check` does, on the run's one regeneration (by the installed wheel).
+
+    The comparison is byte for byte and so **pinned to constraints.txt**: the
+    committed SVGs are what matplotlib at the pinned version draws (another
+    version moves paths by a few hundredths), so a venv with another version
+    fails here first, naming both.  The committed files were made by an earlier
+    process, so equality also shows that generation is byte-identical across runs.
     """
+    import subprocess
+
+    pinned = _pinned_version("matplotlib")
+    drew = subprocess.run([str(installed_wheel.python), "-c", "import matplotlib; print(matplotlib.__version__)"],
+                          capture_output=True, text=True).stdout.strip()
+    assert drew == pinned, (
+        f"the figures are pinned to matplotlib=={pinned} (constraints.txt); the wheel's venv has {drew}")
     assert compare(fresh, FIGURES) == []
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatch, capsys):
     import shutil
 
@@ -51,7 +70,7 @@ def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatc
     # the command's exit code and messages, without regenerating a second time
     from acplab.model.app import figures
 
-    monkeypatch.setattr(figures, "generate", lambda folder: shutil.copytree(fresh, folder) and [])
+    monkeypatch.setattr(figures, "generate", lambda folder, progress=None, cache=None: shutil.copytree(fresh, folder) and [])
     assert figures.run(str(stale), check=True) == 1
     out = capsys.readouterr().out
     for name in ("scenarios/default.svg", "old.svg", "states/agent.mmd"):
@@ -60,17 +79,24 @@ def test_check_names_changed_missing_and_extra_files(fresh, tmp_path, monkeypatc
 
 
 def _pinned(result):
-    """Every cell of the matrix, with the length of its shortest counterexample where it has one."""
+    """Every cell of the matrix, with the length of its shortest counterexample where it has one; every fault
+    cell, with the goals the fault adds; every design's best and worst client strategy."""
     out = {}
     for name, row in result["cells"].items():
         out[name] = {}
         for p, c in row.items():
             length = result["details"][name].get(p, {}).get("trace_length")
             out[name][p] = f"{c}:{length}" if length is not None else c
+    for name, row in result["faults"].items():
+        out[name].update({f"fault {f}": cell["cell"] + "".join(f" {g}:{d['length']}" for g, d in cell.get(
+            "goals", {}).items()) for f, cell in row.items()})
+    for name, summary in result["strategies"].items():
+        out[name]["strategies"] = f"best {summary['best']}, worst {summary['worst']}"
     return out
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_the_variant_matrix_is_pinned(fresh):
     """The regeneration ran the whole variant matrix: a flipped cell or a changed shortest length fails here."""
     import json
@@ -81,6 +107,7 @@ def test_the_variant_matrix_is_pinned(fresh):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_the_matrix_keeps_the_promises_it_makes_about_itself(fresh):
     """rfd meets every goal but those it declares; by-design declarations are true and are no findings;
     every variant differs from rfd on a goal or says why it cannot; the circular cells are gone."""
@@ -103,6 +130,7 @@ def test_the_matrix_keeps_the_promises_it_makes_about_itself(fresh):
     for name in VARIANTS:
         rows = [r for r in matrix["specs"] if matrix["rows"][r]["spec"] == name]
         differs = any(cells[r][g] != cells[r.replace(name, "rfd", 1)][g] for r in rows for g in matrix["goals"])
+        differs = differs or name in matrix["fault_differences"]  # a fault the row loses more to than rfd
         assert differs != (name in matrix["no_difference"]), name
         if name in matrix["no_difference"]:
             assert matrix["no_difference"][name] != NO_DIFFERENCE_DEFAULT, f"{name}: say why the goals cannot tell"
@@ -117,9 +145,22 @@ def test_the_matrix_keeps_the_promises_it_makes_about_itself(fresh):
     assert cells["rfd-as-written"]["StateAgrees"] == "violated"  # deferring state sync costs this
     assert {v["verdict"] for v in matrix["verdicts"].values()} <= {"confirmed", "refuted", "partly confirmed",
                                                                    "cannot speak to it"}
+    # faults are columns, never a strongest row's own: its switches carry none of them
+    for name, spec in VARIANTS.items():
+        if not name.endswith("-naive"):
+            assert (spec.stale_error, spec.stray_error_read, spec.client_ids, spec.ids_survive_restart) == \
+                (False, False, "global", True), name
+    assert matrix["faults"]["rfd"]["restart-resets-ids"]["cell"] == "violated"  # the RFD's own generator failing
+    # every ✗ and ⊘ of an ACP row says what it assumes, its shortest counterexample's scenario among them
+    for row in matrix["specs"]:
+        for prop, detail in matrix["details"][row].items():
+            if matrix["rows"][row]["model"] == "acp" and "trace_length" in detail:
+                assert detail["scenario"] in detail["assumes"]["scenarios"], (row, prop)
+    assert matrix["identical_runs"]["new-error-type"] == {"as": "rfd", "switches": ["error_type"]}
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_svgs_carry_no_dates_or_versions(fresh):
     svgs = sorted(fresh.rglob("*.svg"))
     assert len(svgs) >= 20
@@ -129,6 +170,7 @@ def test_svgs_carry_no_dates_or_versions(fresh):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_every_mermaid_file_parses(fresh, mermaid_parse):
     files = sorted(fresh.rglob("*.mmd"))
     assert files
@@ -136,6 +178,7 @@ def test_every_mermaid_file_parses(fresh, mermaid_parse):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("figures")
 def test_readme_lists_every_figure_with_its_command(fresh):
     readme = (fresh / "README.md").read_text()
     for path in fresh.rglob("*"):

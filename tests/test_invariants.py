@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from acplab.model.acp.adapter import sidecar_events
+from acplab.model.acp.rules_in_model import sidecar_events
 from acplab.model.acp.model import AcpModel
 from acplab.model.acp.killers import spec_rules
 from acplab.model.acp.scenarios import SCENARIOS
@@ -36,8 +36,10 @@ MODES = {
     "client-matches-by-order": ("internal", "P9", "bind"),
     "no-idle-after-failure": ("wire", "S2", None),
     "echo-after-replay": ("warning", "U5", None),  # a client-view finding: the wire shows the duplicated chunk
-    # the mutants of issue 13
-    "abort-fails-as-error": ("wire", "C9", None),
+    # liveness, placement, cancellation routing, IDs across rejection and restart
+    # a wire log alone cannot prove the agent had the cancel before it failed (C9 claims it only with a request
+    # answered after the cancel, the FIFO proof): the counterexample's log has none, so C9 warns
+    "abort-fails-as-error": ("warning", "C9", None),
     "cancel-request-by-id-only": ("internal", "C3", "reject"),  # which connection's cancel withdrew it
     "error-without-details": ("warning", "E3", None),  # a SHOULD (E5)
     "held-prompt-runs-after-cancel": ("internal", "C4", "insert"),
@@ -45,6 +47,20 @@ MODES = {
     "late-echo": ("internal", "S6", "insert"),  # which work a message started is internal
     "never-answers": ("wire", "P2", None),
     "never-idles": ("wire", "S2", None),
+    "custom-stop-unprefixed": ("wire", "W6", None),
+    "replay-unasked": ("wire", "R1", None),
+    "untitled-notice": ("wire", "N5", None),
+    "background-dropped-unfinished": ("wire", "G4", None),
+    "close-answered-early": ("wire", "C14", None),
+    "cancel-leaves-a-permission": ("wire", "C11", None),
+    "native-ids-collide": ("wire", "P5", None),
+    "replay-full-then-chunks": ("wire", "R7", None),
+    "load-replay-without-reset": ("wire", "R7", None),
+    "replay-renumbered-after-forget": ("internal", "R5", "forget"),  # which message was forgotten is internal
+    "silent-runtime": ("wire", "P2", None),  # a finding: the prompt is never answered
+    "retry-deduplicated": ("internal", "P3", "insert"),  # the wire cannot tell a deduplicated retry's insertion
+    "hook-left-running": ("wire", "S2", None),  # running, and no idle ever after it
+    "ends-only-on-cancel": ("wire", "S2", None),
     "report-under-runtime-id": ("internal", "U3", "insert"),
     "restart-resets-ids": ("internal", "P5", "insert"),  # the restart comes before m1 reaches the wire
     "suppressed-echo": ("internal", "U1", "insert"),
@@ -126,8 +142,15 @@ def test_simulator_violation_artefacts_are_flagged_the_same_way(name, extra, tmp
     first = summary["violations"]["first"][breaks]
     run = run_session(p.validate(), first["run"], build_model(p.validate()), keep_steps=True)
     steps = [(action, events) for _t, action, events in run.steps[: first["step"]]]
-    events = tmp_path / "events.jsonl"
-    write_sidecar(sidecar_events(steps), events)
-    assert [r["msg"] for r in wire_records(steps)] == [r.msg for r in __import__(
-        "acplab.model.wire.capture", fromlist=["read_capture"]).read_capture(capture)]
+    from acplab.model.render.artefacts import preamble
+    from acplab.model.trace.sidecar import read_sidecar
+    from acplab.model.wire.capture import read_capture
+
+    records = wire_records(steps)
+    head = preamble(records)
+    assert [r["msg"] for r in head + records] == [r.msg for r in read_capture(capture)]
+    # judge the writer's own sidecar, and check it is the session's internal events behind the preamble
+    events = capture[: -len(".jsonl")] + ".events.jsonl"
+    assert list(read_sidecar(events)) == [(after + len(head), event, data)
+                                          for after, event, data in sidecar_events(steps)]
     _judge(name, capture, events, complete=False)

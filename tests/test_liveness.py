@@ -126,3 +126,35 @@ def test_a_model_names_its_deadlock_property():
     stuck = Property("NoStuckState", "always", lambda s: True, ("S2",), "stuck")
     [v] = explore(Graph({0: [1], 1: []}, deadlock=stuck)).violations
     assert v.property.name == "NoStuckState" and v.property.rules == ("S2",)
+
+
+# -- fair ends: a behaviour may stop where only unfair actions (a user's choice, a fault) are enabled --
+
+WAIT = {0: [1], 1: []}  # 0 moves on to 1 only if someone chooses to
+
+
+def test_a_behaviour_may_end_where_only_an_unfair_action_is_enabled():
+    """The user never takes 0->1 (class None): the behaviour ending in 0 owes reaching 1 for ever."""
+    prop = eventually("reaches1", lambda s: s == 1, every_state=True)
+    [v] = explore(Graph(WAIT, [prop], final=lambda s: True, classes={})).violations
+    assert v.property.name == "reaches1" and v.path.states() == [0] and v.path.loop_start is None
+
+
+def test_a_fair_action_enabled_keeps_the_behaviour_going():
+    prop = eventually("reaches1", lambda s: s == 1, every_state=True)
+    assert explore(Graph(WAIT, [prop], final=lambda s: True, classes={"0->1": "go"})).verdict == "holds"
+
+
+def test_without_fairness_classes_no_state_with_a_successor_is_an_end():
+    prop = eventually("reaches1", lambda s: s == 1, every_state=True)
+    assert explore(Graph(WAIT, [prop], final=lambda s: True)).verdict == "holds"
+
+
+def test_a_fair_end_beside_a_fair_cycle_is_the_reported_counterexample():
+    """0 can spin fairly or wait for a user's 0->1; the finite behaviour stopping in 0 is a counterexample too
+    (the spin alone is fair: its only class is taken), and the finite one is reported first."""
+    prop = eventually("reaches2", lambda s: s == 2, every_state=True)
+    graph = {0: [1], 1: [2], 2: []}
+    model = Graph(graph, [prop], final=lambda s: True, classes={"1->2": "go"})
+    [v] = explore(model).violations
+    assert v.path.states() == [0] and v.path.loop_start is None

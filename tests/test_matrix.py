@@ -30,19 +30,23 @@ def _forget_spec_files():
 
 
 def _small(monkeypatch, *scenarios):
+    """The matrix on ``scenarios`` only, without the fault columns (tests/test_matrix_columns.py has those)."""
+    from acplab.model.app import matrix_faults
+
     monkeypatch.setattr(mx, "MATRIX_RUNS", tuple((s, {}) for s in scenarios))
+    monkeypatch.setattr(matrix_faults, "FAULTS", ())
 
 
 def test_a_violated_run_writes_counterexamples_and_the_markdown_links_them(tmp_path, monkeypatch):
     _small(monkeypatch, "report-order")
-    result = mx.run_matrix(["v2-draft"], str(tmp_path), 1, None, None, "serial")
-    assert result["specs"] == ["rfd", "v2-draft"]  # rfd is always the baseline
-    assert result["cells"]["v2-draft"]["NoDuplicateMessages"] == "violated"
-    files = result["details"]["v2-draft"]["NoDuplicateMessages"]["files"]
+    result = mx.run_matrix(["v2-draft-naive"], str(tmp_path), 1, None, None, "serial")
+    assert result["specs"] == ["rfd", "v2-draft-naive"]  # rfd is always the baseline
+    assert result["cells"]["v2-draft-naive"]["NoDuplicateMessages"] == "violated"
+    files = result["details"]["v2-draft-naive"]["NoDuplicateMessages"]["files"]
     assert any(f.endswith(".mmd") for f in files) and all(Path(f).exists() for f in files)
     md = markdown(result, str(tmp_path))
-    assert "](v2-draft/report-order/NoDuplicateMessages.mmd)" in md
-    assert md.index("## Goals") < md.index("## The RFD's rules") < md.index("### `v2-draft`")
+    assert "](v2-draft-naive/report-order/NoDuplicateMessages.mmd)" in md
+    assert md.index("## Goals") < md.index("## The RFD's rules") < md.index("### `v2-draft-naive`")
 
 
 def test_a_cell_the_variant_breaks_by_definition_is_by_design_never_a_finding(monkeypatch):
@@ -78,19 +82,20 @@ def test_the_json_has_goals_cells_known_limitations_and_no_difference(monkeypatc
 
 def test_a_variant_the_goals_cannot_tell_from_rfd_is_listed_with_its_reason(monkeypatch):
     _small(monkeypatch, "report-order")
-    result = mx.run_matrix(["ack-before-insertion", "error-sibling-field"], None, 1, None, None, "serial")
+    result = mx.run_matrix(["ack-before-insertion", "error-sibling-field-naive"], None, 1, None, None, "serial")
     assert result["no_difference"]["ack-before-insertion"] == SPECS["ack-before-insertion"].no_difference
-    # with one prompt there is no stale error to forget: the goals cannot see it, and the default reason says so
-    assert result["no_difference"]["error-sibling-field"] == mx.NO_DIFFERENCE_DEFAULT
+    # with no failure there is no stale error to forget: the goals cannot see it, and the default reason says so
+    assert result["no_difference"]["error-sibling-field-naive"] == mx.NO_DIFFERENCE_DEFAULT
 
 
 def test_identical_models_are_explored_once():
     rows = mx.matrix_rows(["rfd", "new-error-type", "client-correlation-token"], False)
     tasks, of_row = mx.plan(rows, None, None, False)
     assert of_row["rfd"] == of_row["new-error-type"]  # the ACP model does not read the error type
-    # colliding generators matter only to variants with client identifiers
-    assert len(set(of_row["rfd"])) == len(mx.MATRIX_RUNS) - 1
-    assert len(set(of_row["client-correlation-token"])) == len(mx.MATRIX_RUNS)
+    assert len(set(of_row["rfd"])) == len(mx.MATRIX_RUNS)
+    assert not set(of_row["rfd"]) & set(of_row["client-correlation-token"])
+    # colliding generators matter only to variants with client identifiers: on rfd the bound is dropped
+    assert mx._bounds(SPECS["rfd"], "multi-client", {"colliding_ids": True}).colliding_ids is False
 
 
 def test_verdicts_follow_the_predictions_and_say_when_the_model_cannot_speak():
@@ -105,8 +110,10 @@ def test_verdicts_follow_the_predictions_and_say_when_the_model_cannot_speak():
 
 
 def test_every_variant_has_a_claim_and_every_claim_names_real_goals():
+    from acplab.model.acp.mechanisms import design_of
+
     for name in mx.variant_names()[1:]:
-        assert name in CLAIMS, name
+        assert design_of(name) in CLAIMS, name
     for claim in CLAIMS.values():
         assert set(claim.fails) | set(claim.gains) <= set(GOAL_NAMES)
 

@@ -176,3 +176,64 @@ mermaid.render('d', {json.dumps(chr(10).join(lines))}).then(({{svg}}) => {{
     code, result = browser(page, [{"expect": {"selector": "#result", "text": "ok", "timeout": 10000}}], tmp_path)
     assert result["steps"][0]["ok"], result["steps"][0].get("actual")
     assert code == 0
+
+
+def _prompt_and_answer():
+    from acplab.model.wire import PromptResult, UserMessage
+
+    prompt, answer = Prompt(1, "s1", ("hi",)), PromptResult(1, "m1")
+    echo = Update("s1", UserMessage("m1", ("hi",)))
+    return [(Action("client", "submit", (0, "hi")), [ev.Send((0, 0), ev.C2A, prompt)]),
+            (Action("net", "deliver_to_agent", (0,)), [ev.Deliver((0, 0), ev.C2A, prompt)]),
+            (Action("agent", "answer", (0,)), [ev.Send((0, 0), ev.A2C, echo), ev.Send((0, 0), ev.A2C, answer)]),
+            (Action("net", "deliver_to_client", (0,)), [ev.Deliver((0, 0), ev.A2C, echo)]),
+            (Action("net", "deliver_to_client", (0,)), [ev.Deliver((0, 0), ev.A2C, answer)])]
+
+
+def test_sequence_diagrams_follow_the_acp_docs_conventions():
+    """As protocol/v2/draft's diagrams: Client and Agent, ``(id=1)``, only responses dashed (either way)."""
+    text = mermaid(_prompt_and_answer(), 1)
+    assert "    participant C1 as Client\n    participant A as Agent\n" in text
+    assert '    C1->>A: session/prompt (id=1, "hi")\n' in text
+    assert '    A->>C1: session/update (user_message m1, "hi")\n' in text  # a notification: solid
+    assert '    A-->>C1: response to id=1 ({messageId: "m1"})\n' in text  # a response: dashed
+    assert "#35;" not in text
+    from acplab.model.wire import PermissionResult
+
+    answer = PermissionResult(7, "selected")
+    steps = [(Action("net", "deliver_to_agent", (0,)), [ev.Deliver((0, 0), ev.C2A, answer)])]
+    assert "    C1-->>A: response to id=7 (selected)\n" in mermaid(steps, 2)  # a client's response is dashed too
+
+
+def test_bridge_diagrams_follow_the_acp_docs_conventions_too():
+    """The bridge's three lifelines as the docs name them; only responses dashed, whichever way; ``(id=7)``."""
+    from acplab.model.app.checking import bridge_target
+    from acplab.model.engine import explore
+    from acplab.model.render.bridgeview import bridge_mermaid, path_events
+
+    target = bridge_target("v1-agent", "rfd")
+    path = explore(target.model).witnesses["W_EndTurnWithoutEchoStillReported"]
+    sentence = "the bridge reports the turn's end although the agent never echoed the prompt " * 2
+    text = bridge_mermaid(target.model, path_events(path), "witness W [X33]: " + sentence, ("W", sentence), ("X33",))
+    assert "    participant C as Client (v2)\n    participant B as Bridge\n    participant A as Agent (v1)\n" in text
+    assert '    C->>B: session/prompt (id=7, "hi")\n' in text
+    assert '    A-->>B: response to id=70 (stopReason: "end_turn")\n' in text  # a response: dashed
+    assert '    B->>C: session/update (user_message m1, "hi")\n' in text  # a notification to the client: solid
+    assert '    B-->>C: response to id=7 ({messageId: "m1"})\n' in text
+    assert "#35;" not in text
+    notes = [line.split(": ", 1)[1] for line in text.splitlines() if line.lstrip().startswith("Note over")]
+    assert notes and all(len(part) <= 60 for note in notes for part in note.split("<br/>"))
+
+
+def test_long_notes_and_titles_wrap_instead_of_being_clipped():
+    sentence = "the prompt was answered before its message was inserted, so the client cannot tell " * 3
+    text = mermaid(_prompt_and_answer(), 1, title="witness x reached in 5 steps: " + sentence,
+                   violation=("NoEarlyAnswer", sentence), rules=("P3",))
+    notes = [line.split(": ", 1)[1] for line in text.splitlines() if line.lstrip().startswith("Note over")]
+    assert len(notes) == 2  # the full title, then the violation
+    for note in notes:
+        parts = note.split("<br/>")
+        assert len(parts) > 1 and all(len(p) <= 60 for p in parts)
+        assert "..." not in note
+    assert " ".join(sentence.split()) in " ".join(notes[1].split("<br/>"))
+    assert 'title: "witness x reached in 5 steps"' in text

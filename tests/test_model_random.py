@@ -77,8 +77,10 @@ def test_random_runs_find_mutants_and_shrink_them(mutant):
     """The same machine on a mutant fails, and the shrunk trace names the mutant's rule (or, for a run where
     the fault shows first elsewhere, one of the properties :data:`ALSO_SHOWS_AS` names, with the reason)."""
     test = machine_for(mutant, SMALLER).TestCase
-    test.settings = settings(max_examples=300, stateful_step_count=60, deadline=None, database=None,
-                             suppress_health_check=list(HealthCheck))
+    # 30 steps find each of the three and shrink in 42 s of CPU all told, against 67 s at 60 (measured once);
+    # derandomized, so every run of the suite makes the same search (and costs the same)
+    test.settings = settings(max_examples=300, stateful_step_count=30, deadline=None, database=None,
+                             derandomize=True, suppress_health_check=list(HealthCheck))
     with pytest.raises(AssertionError) as failure:
         test("runTest").runTest()
     breaks = SPECS[mutant].breaks

@@ -1,4 +1,4 @@
-"""One monitor set (issue 12, item 1): the explorer and the simulator judge with the trace checker's rule monitors.
+"""One monitor set: the explorer and the simulator judge with the trace checker's rule monitors.
 
 Each rule monitor is its own property, all fed by one front end; the model monitors that judge what clients
 show stay, and nothing else does.  (The set holding on every rfd scenario: tests/test_adapter.py; every mutant

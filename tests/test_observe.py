@@ -2,9 +2,9 @@
 
 from hypothesis import given, strategies as st
 
-from acplab.model.acp.observe import (NO_STAMP, Conn, Monitor, Obs, Switches, freeze, frozen_initial, new_book,
-                                      obligation, rename_conns, settle, thaw, violation)
-from acplab.model.acp.observer import Dispatch, Frontend, classify
+from acplab.model.acp.rule_monitor import (NO_STAMP, Conn, Monitor, Obs, Switches, freeze, frozen_initial, new_book,
+                                           obligation, rename_conns, settle, thaw, violation)
+from acplab.model.acp.wire_reading import Dispatch, Frontend, classify
 
 FIELDS = {"table": dict, "seen": set, "flag": False}
 
@@ -36,7 +36,7 @@ def test_rename_conns_reaches_every_connection_in_a_book():
 
 
 def test_a_lazily_thawed_book_refreezes_to_what_thaw_and_freeze_give():
-    from acplab.model.acp.observe import refreeze, thaw_lazily
+    from acplab.model.acp.rule_monitor import refreeze, thaw_lazily
 
     a = new_book(FIELDS)
     a.table["k"] = 1

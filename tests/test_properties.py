@@ -82,18 +82,32 @@ def test_weak_fairness_keeps_silent_work_from_being_a_counterexample():
     fair = AcpModel(RFD, sc.bounds, symmetry=True)
     assert explore(fair).verdict == "holds"
     unfair = AcpModel(RFD, sc.bounds, symmetry=True)
-    unfair.fairness_class = lambda action: None
+    unfair.fairness_class = None  # no fairness at all: every cycle counts, and no state with a step ends a behaviour
     violations = explore(unfair).violations
     assert violations and all(v.path.loop_start is not None for v in violations)
     assert "WorkEndsWithIdle" in {v.property.name for v in violations}
+    nothing_fair = AcpModel(RFD, sc.bounds, symmetry=True)
+    nothing_fair.fairness_class = lambda action: None  # every action unfair: a behaviour may stop anywhere
+    stopped = explore(nothing_fair).violations
+    assert stopped and all(v.path.loop_start is None for v in stopped)
+
+
+def test_work_that_never_ends_is_a_finite_behaviour_where_only_silent_work_is_left():
+    """Silent work is not fair: the behaviour may stop where nothing else is enabled, and owes its idle there."""
+    v = reproduce(Claim("WorkEndsWithIdle", "never-idles", "report-order"))
+    assert v.path.loop_start is None
+    model = AcpModel(SPECS["never-idles"], SCENARIOS["report-order"].bounds)
+    assert [a.name for a in model.actions(v.path.last_state)] == ["keep_working"]
 
 
 def test_work_that_never_ends_is_a_lasso_told_as_a_story():
-    v = reproduce(Claim("WorkEndsWithIdle", "never-idles", "report-order"))
+    """Without fairness classes every cycle counts (and no state with a step ends a behaviour): a lasso."""
+    model = AcpModel(SPECS["never-idles"], SCENARIOS["report-order"].bounds)
+    model.fairness_class = None
+    v = next(v for v in explore(model).violations if v.property.name == "WorkEndsWithIdle")
     path = v.path
     states = path.states()
     assert path.loop_start is not None and states[-1] == states[path.loop_start]
-    model = AcpModel(SPECS["never-idles"], SCENARIOS["report-order"].bounds)
     steps = path.actions_with_effects()
     text = step_trace(model, steps, "never-idles", v.sentence, path.loop_start)
     assert f"from here step {len(steps)} repeats forever" in text  # one silent step, again and again

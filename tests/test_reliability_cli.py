@@ -1,7 +1,7 @@
-"""Issue 15's regressions on the command line: exit 2 on one line (and one JSON object), checked before work.
+"""Bad-input regressions on the command line: exit 2 on one line (and one JSON object), checked before work.
 
 Each case once gave a traceback, exit 1 after a whole run, or a quiet wrong
-answer (see the issue's list); each now stops with one line, before any work.
+answer (each test names the case); each now stops with one line, before any work.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15's recorder regressions: the relay never depends on parsing, the capture keeps the wire's bytes."""
+"""The recorder's reliability regressions: the relay never depends on parsing, the capture keeps the wire's bytes."""
 
 from __future__ import annotations
 
@@ -144,7 +144,8 @@ def test_append_continues_t_and_records_a_new_connection(tmp_path):
     assert subprocess.run(base + ["--"] + quiet_agent, input=pending, timeout=60, cwd=ROOT).returncode == 0
     assert subprocess.run(base + ["--append", "--"] + quiet_agent, input=pending, timeout=60, cwd=ROOT).returncode == 0
     recs = list(read_capture(cap))
-    assert [(r.seq, r.conn) for r in recs] == [(1, "c1"), (2, "c2")]
-    assert recs[1].t >= recs[0].t
+    assert [(r.seq, r.conn, r.close) for r in recs] == [(1, "c1", None), (2, "c1", "client"), (3, "c2", None),
+                                                         (4, "c2", "client")]
+    assert recs[2].t >= recs[0].t
     _, _, _, obj = contract("trace", "check", str(cap), "--json")
     assert "RequestIdsUniqueWhilePending" not in {v["property"] for v in obj["violations"]}

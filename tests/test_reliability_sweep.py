@@ -1,4 +1,4 @@
-"""Issue 15's sweep regressions: one configuration per folder, a lock, bounded grids, kill-anywhere resume, workers tied to the run."""
+"""The sweep's reliability regressions: one configuration per folder, a lock, bounded grids, kill-anywhere resume, workers tied to the run."""
 
 from __future__ import annotations
 

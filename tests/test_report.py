@@ -123,11 +123,14 @@ def test_matrix_report_links_each_violated_cell_to_its_run(browser, tmp_path, mo
 
     from acplab.model.app.matrix_report import SYMBOL
 
+    from acplab.model.app import matrix_faults
+
     monkeypatch.setattr(mx, "MATRIX_RUNS", (("report-order", {}),))  # one small scenario: the page, not the matrix
-    result = mx.run_matrix(["v2-draft", "v1"], None, 1, None, None, "serial", html=True)
+    monkeypatch.setattr(matrix_faults, "FAULTS", ())
+    result = mx.run_matrix(["v2-draft-naive", "v1"], None, 1, None, None, "serial", html=True)
     cells = [tuple(r["cell"]) for r in result["report_runs"]]
-    # goals first (v2-draft's duplicate), then the rules, a by-design cell included (v1's held response)
-    assert ("v2-draft", "NoDuplicateMessages") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
+    # goals first (v2-draft-naive's duplicate), then the rules, a by-design cell included (v1's held response)
+    assert ("v2-draft-naive", "NoDuplicateMessages") in cells and ("v1", "ResponseNotHeldForWorkEnd") in cells
     page = write_page(tmp_path, matrix_page(result, tmp_path, SYMBOL))
     goals = [c for c in cells if c[1] in result["goals"]]
     steps = [

@@ -65,7 +65,7 @@ def test_error_after_insertion_is_found_with_the_default_timings():
 
 def _windows(summary) -> list[str]:
     """The coverage warnings about fault windows (the others name vacuous properties)."""
-    from acplab.simulations.coverage import window_warning
+    from acplab.simulations.fault_windows import window_warning
 
     return [w for w in summary["coverage"]["warnings"] if window_warning(w)]
 

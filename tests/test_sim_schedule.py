@@ -1,6 +1,6 @@
 """The simulator's schedule is pinned: the same seed gives the same steps at the same times.
 
-The runtime's hot path was rewritten for speed (issue 17: ``enabled`` instead
+The runtime's hot path was rewritten for speed (``enabled`` instead
 of ``actions``, its own channels and waits instead of ``simpy.Store`` and
 ``AnyOf``) on the promise that no run changes.  These digests of every
 session's ``(time, action)`` sequence were taken before that rewrite.  A
@@ -21,10 +21,11 @@ from acplab.simulations.runtime import Session, build_model, run_seed
 
 CONFIGS = {
     "rfd": (dict(spec="rfd", sessions=20, seed=3), "d6578480f3583410"),
-    # issue 12: the schedule unchanged, its violations now named ResponsesFollowInsertion (ErrorResponseMeansNotInserted)
+    # the schedule unchanged since the one monitor set; its violations are named ResponsesFollowInsertion
+    # (ErrorResponseMeansNotInserted before)
     "error-after-insertion": (dict(spec="error-after-insertion", sessions=20, seed=3, fail=0.2), "87ad59e329db8d47"),
     "replay-without-reset": (dict(spec="replay-without-reset", sessions=20, seed=3, disconnect_rate=0.1),
-                             "7d069339a6045876"),
+                             "ae4bc44add9e0bee"),  # R7 per connection window: more findings named
     "every-fault": (dict(spec="rfd", clients=3, sessions=20, seed=5, drop=0.05, disconnect_rate=0.1, cancel=0.3,
                          cancel_request=0.3, reject=0.1, restart_rate=0.02, replay=0.5, tools=True, chunks=True),
                     "8fc86be048d49e7e"),

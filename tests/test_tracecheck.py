@@ -42,7 +42,8 @@ def _records(path: Path) -> list[dict]:
 
 
 def test_sdk_corpus_agrees_with_every_label():
-    """57 real captures (TypeScript SDK 2.4.0, v2; Python SDK 0.12.1, v1), labelled from RULES.md."""
+    """66 real captures (TypeScript SDK 2.4.0, v2, nine of one agent serving two SDK connections; Python SDK
+    0.12.1, v1), labelled from RULES.md and the RFD's sentences."""
     agree = {"v1": 0, "v2": 0}
     misses = []
     for e in LABELS:
@@ -52,7 +53,7 @@ def test_sdk_corpus_agrees_with_every_label():
         if not ok:
             misses.append((e["file"], result.verdict, sorted(_rules(result))))
     assert misses == []
-    assert agree == {"v2": 49, "v1": 8}
+    assert agree == {"v2": 58, "v1": 8}
 
 
 @pytest.mark.parametrize("entry", [e for e in LABELS if e["expected"] == "holds"], ids=lambda e: e["file"])
@@ -372,3 +373,88 @@ def test_cli_ten_megabyte_message(tmp_path):
     f.write_text("\n".join(GOOD[:4] + [json.dumps(big)]) + "\n")
     code, out, err = run(f, "--out", tmp_path / "o")
     assert code == 1 and "PromptRequestsWellFormed [W2]" in out and len(out) < 5000
+
+
+def test_every_mutant_s_counterexample_fed_back_is_flagged_with_its_own_rule(tmp_path):
+    """``check --out`` writes each counterexample with its preamble and, beside it, its sidecar; ``trace check``
+    picks the sidecar up and names a rule the mutant breaks: a violation, or for an obligation the run leaves open
+    (the capture is not declared complete) or a SHOULD monitor, a warning."""
+    from acplab.model.acp.killers import MUTANT_RULES, claims, reproduce
+    from acplab.model.acp.model import AcpModel
+    from acplab.model.acp.scenarios import SCENARIOS
+    from acplab.model.acp.spec import MUTANTS, SPECS
+    from acplab.model.app.tracing import check_and_write
+    from acplab.model.render.artefacts import write_behaviour
+
+    missed = []
+    for name in sorted(MUTANTS):
+        claim = next(c for c in claims() if c.spec == name and c.property == SPECS[name].breaks)
+        v = reproduce(claim)
+        model = AcpModel(SPECS[name], SCENARIOS[claim.scenario].bounds)
+        written = write_behaviour(tmp_path / name, model, v.path.actions_with_effects(), name,
+                                  (v.property.name, v.sentence), v.property.rules)
+        assert str(tmp_path / f"{name}.jsonl") in written and (tmp_path / f"{name}.events.jsonl").is_file()
+        result = check_and_write(tmp_path / f"{name}.jsonl")
+        assert result.internal_beside
+        first = json.loads((tmp_path / f"{name}.jsonl").read_text().splitlines()[0])
+        assert first["msg"]["method"] == "initialize"  # a complete conversation: the dialect is not guessed
+        found = result.violations + result.warnings  # an obligation left open is a warning without --complete
+        if not {r for f in found for r in f.rules} & set(MUTANT_RULES[name]):
+            missed.append((name, MUTANT_RULES[name], [(f.property, f.rules) for f in found]))
+    assert missed == [] and len(MUTANTS) >= 22
+
+
+def _schema_dir():
+    import os
+
+    d = Path(os.environ.get("ACPLAB_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared/reference/acp/schema"))
+    if not (d / "v2/schema.json").is_file():
+        pytest.skip("ACP schemas not found (ACPLAB_SCHEMA_DIR)")
+    return d
+
+
+def test_every_conformant_sdk_fixture_validates_against_the_official_schema():
+    """Every ``ok_*`` capture of the v2 corpus (the two-client ones too), each message against the official
+    ``schema/v2/schema.json`` (params by method, results by their request's method)."""
+    d = _schema_dir()
+    fixtures = sorted((Path(__file__).parent / "fixtures/sdk/v2").rglob("ok_*.jsonl"))
+    assert len(fixtures) == 28
+    failing = {}
+    for f in fixtures:
+        result = check_capture(f, schema=str(d / "v2/schema.json"))
+        bad = [v.explanation for v in result.violations if v.property == "SchemaConformance"]
+        if bad:
+            failing[f.name] = bad
+    assert failing == {}
+
+
+def test_schema_failures_are_violations_naming_the_schema_path(tmp_path):
+    d = _schema_dir()
+    neg = Path(__file__).parent / "fixtures/sdk/v2/neg_missing_message_id.jsonl"
+    [v] = [v for v in check_capture(neg, schema=str(d)).violations if v.property == "SchemaConformance"]
+    assert "#/$defs/PromptResponse/required" in v.explanation and v.seq
+    from acplab.model.errors import InputError
+
+    with pytest.raises(InputError, match="no such file"):
+        check_capture(neg, schema=str(tmp_path / "nothing"))
+
+
+def test_schema_without_jsonschema_is_one_clear_line(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_jsonschema(name, *args, **kwargs):
+        if name.startswith("jsonschema"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    d = _schema_dir()
+    from acplab.model.trace import schema
+
+    monkeypatch.setattr(schema, "_LOADED", {})
+    monkeypatch.setattr(builtins, "__import__", no_jsonschema)
+    from acplab.model.errors import InputError
+
+    with pytest.raises(InputError, match="needs the jsonschema package"):
+        check_capture(Path(__file__).parent / "fixtures/sdk/v2/ok_notices.jsonl", schema=str(d))

@@ -42,3 +42,28 @@ def test_walks_are_reproducible_from_the_seed_and_never_revisit_a_state():
     states = replay(model, token).states()
     assert len({model.fingerprint(s) for s in states}) == len(states)
     assert states[-1].violation[0] == name
+
+
+def test_a_stuck_walk_is_reported_under_the_models_own_deadlock_property():
+    from acplab.model.engine.properties import Property
+
+    class Line:
+        """0 -> 1 -> 2, and 2 is stuck; the model names what that violates."""
+
+        deadlock_property = Property("NoStuckLine", "always", lambda s: True, ("X1",), "stuck")
+
+        def init_states(self):
+            return [0]
+
+        def successors(self, s):
+            return [("step", s + 1)] if s < 2 else []
+
+        def properties(self):
+            return []
+
+        def format_action(self, a):
+            return a
+
+    result = random_walks(Line(), 3, seed=0)
+    assert [(v.property.name, len(v.path)) for v in result.violations] == [("NoStuckLine", 2)]
+    assert explore(Line()).violations[0].property.name == "NoStuckLine"  # as the exhaustive search names it

@@ -11,10 +11,11 @@ before that idle (S6); unfinished tool calls get their terminal status first
 
 from __future__ import annotations
 
+from . import agent_variants as av
 from . import events as ev
-from .agent_common import AUTH_REQUIRED, Options, broadcast, fresh_id, report_due, send, settle
+from .agent_common import AUTH_REQUIRED, Options, broadcast, finish_closes, fresh_id, report_due, send, settle
 from .spec import Spec
-from .state import SESSION, Agent, Entry, Work
+from .state import SESSION, Agent, Entry, Work, replace_at
 from acplab.model.wire import (
     AgentMessageChunk,
     ErrorResponse,
@@ -29,12 +30,13 @@ from acplab.model.wire import (
 
 #: every named step of foreground work (:func:`work_step`)
 WORK_STEPS = ("output", "start_tool", "ask_permission", "complete_tool", "finish", "end_cancelled", "fail",
-              "keep_working")
+              "keep_working", "detach")
 
 
-def tool_id(work: Work) -> str:
-    """The work's tool call ID: fixed by its first message (work without one has no tool)."""
-    return "t" + work.mids[0][1:] if work.mids else "t-" + work.origin
+def tool_id(work: Work, k: int = 0) -> str:
+    """The ID of the work's ``k``-th tool call: fixed by its first message (work without one has no tool)."""
+    base = "t" + work.mids[0][1:] if work.mids else "t-" + work.origin
+    return base if k == 0 else f"{base}.{k + 1}"
 
 
 def start_work(agent: Agent, mids, command: bool, epochs, spec: Spec, replayed: bool = False,
@@ -75,7 +77,7 @@ def _work_steps(agent: Agent, work: Work, opts: Options, can_fail: bool, spec: S
     failing = ["fail"] if can_fail and not work.command else []
     if work.origin == "hook" and work.hook is not None and not work.cancelled:
         return []  # the hook runs until its prompt is inserted or rejected
-    if work.perm_rid is not None:
+    if work.perms:
         return failing
     if work.cancelled:
         return ["end_cancelled"] + failing  # aborting may itself raise (C9)
@@ -84,10 +86,12 @@ def _work_steps(agent: Agent, work: Work, opts: Options, can_fail: bool, spec: S
     steps = []
     if work.output is None and (opts.output or work.command or work.origin == "agent"):
         steps.append("output")
-    elif not work.command and work.origin != "agent" and opts.tools and work.tool is None:
+    elif not work.command and work.origin != "agent" and opts.tools and not work.tools:
         steps.append("ask_permission" if opts.permission else "start_tool")
-    elif work.tool == "in_progress":
-        steps.append("complete_tool")
+    elif "in_progress" in work.tools:
+        steps += ["complete_tool", "detach"] if opts.background and not agent.background else ["complete_tool"]
+    elif spec.ends_only_on_cancel:
+        pass  # the mutant waits for a cancel that a user need never send
     else:
         steps.append("finish" if spec.ends_work else "keep_working")
     if opts.slow and "keep_working" not in steps:
@@ -95,8 +99,12 @@ def _work_steps(agent: Agent, work: Work, opts: Options, can_fail: bool, spec: S
     return steps + failing
 
 
-def work_step(agent: Agent, step: str, spec: Spec, opts: Options, epochs) -> tuple[Agent, list]:
-    """Advance the foreground work by one named step."""
+#: the stop reasons a turn may end with besides errors and cancellation (S5; W6: a custom one starts with ``_``)
+STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "_custom")
+
+
+def work_step(agent: Agent, step: str, spec: Spec, opts: Options, epochs, reason: str = "end_turn"):
+    """Advance the foreground work by one named step (``finish`` ends it with ``reason``)."""
     work = agent.work
     if step == "output":
         agent, amid = fresh_id(agent, spec, "a")
@@ -105,23 +113,32 @@ def work_step(agent: Agent, step: str, spec: Spec, opts: Options, epochs) -> tup
         agent = agent._replace(work=work._replace(output=amid))
         return agent, broadcast(agent, epochs, AgentMessageChunk(amid, "ok"))
     if step == "start_tool":
-        agent = agent._replace(work=work._replace(tool="in_progress"))
-        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "in_progress"))
+        agent = agent._replace(work=work._replace(tools=("in_progress",) * opts.tool_calls))
+        return agent, _each_call(agent, work, epochs, "in_progress")
     if step == "ask_permission":
-        return _ask_permission(agent, work, epochs, spec)
+        return _ask_permission(agent, work, epochs, spec, opts.tool_calls)
     if step == "complete_tool":
-        agent = agent._replace(work=work._replace(tool="completed"))
-        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "completed"))
+        k = work.tools.index("in_progress")
+        agent = agent._replace(work=work._replace(tools=replace_at(work.tools, k, "completed")))
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work, k), "completed"))
     if step == "finish":
         if work.failed:  # hook work whose prompt was rejected (E11)
             return end(agent, spec.hook_rejection_stop, epochs, spec, error=_error(spec))
-        return end(agent, "end_turn", epochs, spec)
+        if reason.startswith("_") and not spec.custom_stop_prefixed:
+            reason = reason[1:]  # the mutant drops the prefix a custom value needs (W6)
+        return end(agent, reason, epochs, spec)
     if step == "end_cancelled":
         return end(agent, "cancelled", epochs, spec, tool_status="cancelled")
     if step == "fail":
         return _fail(agent, spec, epochs)
     if step == "keep_working":
         return agent, [ev.Working()]
+    if step == "detach":
+        # G3: the calls the idle lists are restated first: a connection attached after they started never saw them
+        running = tuple(tool_id(work, k) for k, s in enumerate(work.tools) if s == "in_progress")
+        known = [m for t in running for m in broadcast(agent, epochs, ToolCallUpdate(t, "in_progress"))]
+        agent, out = end(agent, "end_turn", epochs, spec, detached=running)
+        return agent, known + out
     raise ValueError(f"unknown work step {step!r}")
 
 
@@ -141,40 +158,58 @@ def submitter(agent: Agent, work: Work) -> int | None:
     return None
 
 
-def _ask_permission(agent: Agent, work: Work, epochs, spec: Spec):
-    """S8: blocked on the user -> ``requires_action`` and a permission request to the submitter."""
+def _each_call(agent: Agent, work: Work, epochs, status: str) -> list:
+    """``status`` reported for each of the work's tool calls, in order."""
+    return [m for k in range(len(agent.work.tools)) for m in broadcast(agent, epochs, ToolCallUpdate(tool_id(work, k),
+                                                                                                      status))]
+
+
+def _ask_permission(agent: Agent, work: Work, epochs, spec: Spec, calls: int = 1):
+    """S8: blocked on the user -> ``requires_action`` and a permission request per tool call to the submitter."""
     asker = submitter(agent, work)
     if asker is None or not agent.attached[asker]:
         asker = next((c for c, on in enumerate(agent.attached) if on), None) \
             if spec.permission_on_disconnect == "reask" else None
     if asker is None:
-        # Nobody to ask: the tool is not approved (C16) and the work goes on.
-        agent = agent._replace(work=work._replace(tool="failed"))
-        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work), "failed"))
-    tool = tool_id(work)
-    agent = agent._replace(work=work._replace(tool="pending"), fg="requires_action")
-    out = broadcast(agent, epochs, ToolCallUpdate(tool, "pending"))
+        # Nobody to ask: the tools are not approved (C16) and the work goes on.
+        agent = agent._replace(work=work._replace(tools=("failed",) * calls))
+        return agent, _each_call(agent, work, epochs, "failed")
+    agent = agent._replace(work=work._replace(tools=("pending",) * calls), fg="requires_action")
+    out = _each_call(agent, work, epochs, "pending")
     out += broadcast(agent, epochs, StateUpdate("requires_action"), spec)
     agent, asked = ask(agent, asker, epochs)
     return agent, out + asked
 
 
 def ask(agent: Agent, client: int, epochs) -> tuple[Agent, list]:
-    """Send the work's permission request to ``client`` under a fresh request id."""
+    """Ask ``client`` about every pending tool call no attached client is asked about, each under a fresh
+    request id."""
     work = agent.work
+    perms = [p for p in work.perms if p[2] is not None]
+    asked = {p[0] for p in perms}
     rid = agent.next_rid
-    agent = agent._replace(work=work._replace(perm_rid=rid, perm_client=client), next_rid=rid + 1)
-    return agent, [send((client, epochs[client]), RequestPermission(rid, SESSION, tool_id(work)))]
+    out = []
+    for k, status in enumerate(work.tools):
+        if status == "pending" and k not in asked:
+            perms.append((k, rid, client))
+            out.append(send((client, epochs[client]), RequestPermission(rid, SESSION, tool_id(work, k))))
+            rid += 1
+    return agent._replace(work=work._replace(perms=tuple(perms)), next_rid=rid), out
 
 
-def resume_after_permission(agent: Agent, work: Work, approved: bool, epochs, spec: Spec):
-    """S9: an answer ends ``requires_action``: the tool runs (approved) or fails, and work goes on."""
-    tool = tool_id(work)
+def resume_after_permission(agent: Agent, work: Work, k: int, approved: bool, epochs, spec: Spec):
+    """S8/S9: an answer settles tool call ``k``: it runs (approved) or fails.  ``requires_action`` ends
+    (running) once a call runs or no request is outstanding: while one approved call runs the foreground can
+    move (S8), and a rejection alone with another request still open moves nothing (S9: answering one of
+    several requests does not by itself imply running).  The RFD is silent on parallel requests: a choice."""
     status = "in_progress" if approved else "failed"
-    work = work._replace(perm_rid=None, perm_client=None, tool=status)
+    work = work._replace(perms=tuple(p for p in work.perms if p[0] != k), tools=replace_at(work.tools, k, status))
+    if agent.fg != "requires_action" or (work.perms and "in_progress" not in work.tools):
+        agent = agent._replace(work=work)
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tool_id(work, k), status))
     agent = agent._replace(work=work, fg="running")
     out = broadcast(agent, epochs, StateUpdate("running"), spec)
-    out += broadcast(agent, epochs, ToolCallUpdate(tool, status))
+    out += broadcast(agent, epochs, ToolCallUpdate(tool_id(work, k), status))
     return agent, out
 
 
@@ -207,7 +242,7 @@ def _fail(agent: Agent, spec: Spec, epochs):
     return agent, out + ended
 
 
-def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None = None, error=None):
+def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None = None, error=None, detached=()):
     """S5/S6: terminal tool statuses first, then exactly one idle with the stop reason.
 
     How a failure is reported follows ``spec.failure_report`` (the RFD's
@@ -216,40 +251,49 @@ def end(agent: Agent, reason: str, epochs, spec: Spec, tool_status: str | None =
     (an implementation that forgot the sibling field's prose rule); a v1 agent
     answers the prompts of the work only now (X04).  The
     ``tool-status-after-idle`` mutant keeps the tool's terminal status for a
-    later step.
+    later step.  ``detached`` tool calls go on as background work: the idle lists them (G1) and they report
+    on while idle (S11, :func:`background_step`).
     """
     work = agent.work
     out = []
     late = ()
-    if tool_status is not None and work.tool in ("pending", "in_progress"):
-        update = ToolCallUpdate(tool_id(work), tool_status)
+    for k, status in enumerate(work.tools if tool_status is not None else ()):
+        if status not in ("pending", "in_progress"):
+            continue
+        update = ToolCallUpdate(tool_id(work, k), tool_status)
         if spec.tool_status_after_idle:
-            late = (update,)
+            late += (update,)
         else:
             out += broadcast(agent, epochs, update)
     how = spec.failure_report if reason == "error" else "idle_error"
     # What the ending report said: the stop reason, "" for an idle without one, None for no idle.
-    reported = {"idle_error": reason, "failed_state": "failed", "error_update": "", "error_notice": ""}.get(how)
-    if spec.stale_error and reason != "error" and error is None and agent.last_stop == "error":
+    reported = av.ending_report(how, reason, spec)
+    if agent.last_stop == "error" and reason != "error" and error is None and spec.stale_error:
         error = AUTH_REQUIRED  # the prose rule forgotten: the last failure's error is still set
-    agent = agent._replace(work=None, fg="idle", last_stop=reason if how == "idle_error" else None,
+    agent = agent._replace(work=None, fg="idle", last_stop=av.kept_stop(how, reason, spec),
                            late=agent.late + late)
+    if detached:
+        agent = agent._replace(background=agent.background + tuple((t, False) for t in detached), bg_reported=True)
     detail = error if error is not None else AUTH_REQUIRED
     if how == "idle_error":
         out += broadcast(agent, epochs, StateUpdate("idle", reason, error), spec)
     elif how == "failed_state":
-        out += broadcast(agent, epochs, StateUpdate("failed"), spec)
+        out += broadcast(agent, epochs, av.failed_update(detail, spec), spec)
     elif how == "error_update":
         out += broadcast(agent, epochs, UnknownUpdate("error", canonical_json({"sessionUpdate": "error", "error": {
             "code": detail.code, "message": detail.message}})))
-        out += broadcast(agent, epochs, StateUpdate("idle"), spec)
+        out += broadcast(agent, epochs, av.idle_after_error_update(spec), spec)
     elif how == "error_notice":
         out += broadcast(agent, epochs, Notice("error", detail.message))
         out += broadcast(agent, epochs, StateUpdate("idle"), spec)
     if spec.respond_at == "end_of_turn":
         agent, answered = _answer_at_end(agent, work, reason, detail)
         out += answered
-    out.append(ev.WorkEnd(reason, reported))
+    if agent.closing:
+        agent, closed = finish_closes(agent)
+        out += closed
+    out.append(ev.WorkEnd(reason, reported, (detail.code, detail.message) if reason == "error" else (),
+                          tuple(detached)))
     return agent, out
 
 
@@ -272,3 +316,23 @@ def send_late(agent: Agent, epochs) -> tuple[Agent, list]:
     for update in agent.late:
         out += broadcast(agent, epochs, update)
     return agent._replace(late=()), out
+
+
+# -- background work ------------------------------------------------------------
+
+
+def background_step(agent: Agent, spec: Spec, epochs) -> tuple[Agent, list]:
+    """G1/G4/S11: background work's next step: a listed call's final status (it changes no state, S11),
+    then, once every listed call is final, a ``background: []`` snapshot of the current state.
+
+    The ``background-dropped-unfinished`` mutant sends the snapshot that drops a call before its final
+    status, which it sends afterwards (breaks G4).
+    """
+    running = [t for t, final in agent.background if not final]
+    if running and spec.background_final_first:
+        tid = running[0]
+        agent = agent._replace(background=tuple((t, final or t == tid) for t, final in agent.background))
+        return agent, broadcast(agent, epochs, ToolCallUpdate(tid, "completed"))
+    late = tuple(ToolCallUpdate(t, "completed") for t in running)
+    agent = agent._replace(background=(), late=agent.late + late)
+    return agent, broadcast(agent, epochs, StateUpdate(agent.fg), spec)

@@ -6,8 +6,9 @@ the agent done):
 
 * ``NoHang``: the client's prompt got its answer (v1: exactly one response).
 * ``OutcomeKnown``: the client learns how the work ended as the agent
-  reported it: the stop reason, and a failure's JSON-RPC error object (code,
-  message and ``data``) where the agent had one.  Through a v1 agent no
+  reported it: the stop reason, and a failure's JSON-RPC error code and
+  message where the agent had one (the granularity of the ACP model's
+  ``OutcomeKnown``; ``data`` is shown in the sentence, not compared).  Through a v1 agent no
   bridge can know whether the message was inserted (X33), so insertion is
   not judged here.
 * ``ViewsConverge`` (v2 agent streaming an agent message, B5): the v1
@@ -105,7 +106,7 @@ def _v2_client_outcome(model, s: BState) -> str | None:
         return None
     want = model.agent_error
     learned = _learned_error(got)
-    if learned != want:
+    if _outcome_of(learned) != _outcome_of(want):
         return f"the v1 agent failed with {_error_text(want)}, but the v2 client learned {_error_text(learned)}"
     return None
 
@@ -133,7 +134,7 @@ def _v1_client_outcome(model, s: BState) -> str | None:
     elif end == "vendor":
         ok = isinstance(got, ErrorResponse) and "_vendor" in got.error.message
     elif end == "error_with_object":
-        ok = isinstance(got, ErrorResponse) and got.error == model.agent_failure(end)
+        ok = isinstance(got, ErrorResponse) and _outcome_of(got.error) == _outcome_of(model.agent_failure(end))
     else:
         ok = isinstance(got, ErrorResponse)
     if ok:
@@ -152,6 +153,12 @@ def _v1_view(model, s: BState) -> str | None:
     if shown != want:
         return f"the v1 client shows the agent message as {shown!r}, the agent holds {want!r}"
     return None
+
+
+def _outcome_of(error) -> tuple:
+    """What OutcomeKnown compares of an error, on every model: its code and message (``data`` is not
+    compared: the ACP model's clients are judged at this granularity too, goals_common.ending_known)."""
+    return () if error is None else (error.code, error.message)
 
 
 def _error_text(error) -> str:

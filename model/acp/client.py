@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 
+from . import client_strategies as cs
 from . import events as ev
+from .extension import retry_prompt_id
 from .spec import Spec
 from .state import SESSION, Client, Item, Sub, replace_at
-from acplab.model.wire import NULL, CancelRequest, CancelSession, PermissionResult, Prompt, Resume
+from acplab.model.wire import NULL, CancelRequest, CancelSession, Close, Load, PermissionResult, Prompt, Resume
 
 
 def _send(client_index: int, client: Client, msg) -> ev.Send:
@@ -33,34 +35,21 @@ def _send(client_index: int, client: Client, msg) -> ev.Send:
 
 
 def submit(client: Client, index: int, content: tuple[str, ...], spec: Spec, ordinal: int = 1,
-           collide: bool = False) -> tuple[Client, list]:
+           collide: bool = False, retry_of: int | None = None) -> tuple[Client, list]:
     """Send a prompt and show it optimistically (provisional until the agent reports it).
 
     ``ordinal`` numbers the submission among all clients' (1, 2, ...); a
     fire-and-forget prompt (``respond_at="never"``) awaits nothing: "sent".
+    ``retry_of`` marks a retry after a timeout (the goals judge the user's one request, P12).
     """
     rid = client.next_rid
-    pid = _prompt_id(spec, rid if collide else ordinal)
-    sub = Sub(rid, client.epoch, content, "sent" if spec.respond_at == "never" else "pending", None, pid)
+    pid = cs.prompt_id(spec, ordinal, rid, collide)
+    if retry_of is not None and spec.extension:  # a spec file's client strategy picks a retry's identifier
+        pid = retry_prompt_id(spec, client.subs[retry_of].pid, pid)
+    sub = Sub(rid, client.epoch, content, "sent" if spec.respond_at == "never" else "pending", None, pid, retry_of)
     item = Item(None, "user", content, sub=len(client.subs), provisional=True)
     client = client._replace(next_rid=rid + 1, subs=client.subs + (sub,), feed=client.feed + (item,))
     return client, [_send(index, client, Prompt(rid, SESSION, content, pid))]
-
-
-def _prompt_id(spec: Spec, n: int) -> str | None:
-    """A rejected alternative's client-side identifier: a correlation token or a chosen messageId.
-
-    Unique across clients, as the RFD says they would have to be: drawn from
-    one space without repeats, as a UUID is (``n`` is the submission's ordinal
-    among all clients'), so it names no client.  In the ``id-collision``
-    scenario each client numbers its own instead (``n`` is its request id),
-    and two clients' first identifiers are equal: the cost the RFD names.
-    """
-    if spec.client_correlation == "token":
-        return f"p{n}"
-    if spec.message_ids == "client_chosen":
-        return f"k{n}"
-    return None
 
 
 def cancel_session(client: Client, index: int) -> tuple[Client, list]:
@@ -78,23 +67,42 @@ def answer_permission(client: Client, index: int, rid: int, approve: bool) -> tu
 
 
 def reconnect(client: Client, index: int, replay: bool, spec: Spec | None = None) -> tuple[Client, list]:
-    """Open a new connection and ``session/resume``, with or without ``replayFrom: start`` (R1).
+    """Open a new connection and ``session/resume``, with or without ``replayFrom: start`` (R1), or (``replay``
+    "load") ``session/load``.
 
     A v1 client (no state updates) rebuilds its view from the replay, as v1's
     ``session/load`` is used: its local copies give way to the replayed history.
     """
     rid = client.next_rid
+    load = replay == "load"  # a late joiner's session/load: the whole history, as a replay from start
     feed = () if replay and spec is not None and not spec.state_updates else client.feed
     client = client._replace(
-        epoch=client.epoch + 1, up=True, next_rid=rid + 1, resume_rid=rid, replay=replay, view="resuming", feed=feed
-    )
-    return client, [ev.Connect((index, client.epoch)), _send(index, client, Resume(rid, SESSION, "start" if replay else None))]
+        epoch=client.epoch + 1, up=True, next_rid=rid + 1, resume_rid=rid, replay=bool(replay), view="resuming",
+        feed=feed, closed=False)
+    msg = Load(rid, SESSION) if load else Resume(rid, SESSION, "start" if replay else None)
+    return client, [ev.Connect((index, client.epoch)), _send(index, client, msg)]
+
+
+def close_session(client: Client, index: int) -> tuple[Client, list]:
+    """C14: ``session/close`` on this connection; the client follows the session there no more (its view
+    ``closed``: nothing it shows is judged) and submits nothing more, but still hears its prompts' answers."""
+    rid = client.next_rid
+    client = client._replace(next_rid=rid + 1, closed=True, view="closed")
+    return client, [_send(index, client, Close(rid, SESSION))]
+
+
+def not_yet_joined() -> Client:
+    """A late joiner before it connects: no connection yet (epoch -1); its first resume opens epoch 0 and asks
+    for the live session as a reconnect would (the model's one way to attach: ``session/resume``)."""
+    return Client(epoch=-1, up=False, view="partial", cut=True)
 
 
 def disconnected(client: Client) -> Client:
     """E10: the transport closed. Pending submissions become ambiguous (R11), and so do received
-    ones (two-phase: a rejection signal may have been lost with the connection)."""
-    subs = tuple(s._replace(status="ambiguous") if s.status in ("pending", "received") else s for s in client.subs)
+    ones (two-phase: a rejection signal may have been lost with the connection) and sent notifications
+    with a token (a rejection notification may have been lost)."""
+    subs = tuple(s._replace(status="ambiguous") if s.status in ("pending", "received")
+                 or (s.status == "sent" and s.pid is not None) else s for s in client.subs)
     return client._replace(up=False, subs=subs, perms=(), resume_rid=None, view="partial", cut=True)
 
 
@@ -112,7 +120,7 @@ def receive(client: Client, index: int, msg, spec: Spec) -> tuple[Client, list]:
         return _v1_result(client, msg), []
     if kind == "error_response":
         return _error_response(client, msg, spec), []
-    if kind == "resume_result":
+    if kind in ("resume_result", "load_result"):
         if msg.rid == client.resume_rid:
             client = client._replace(resume_rid=None, view=_view_after_resume(client))
         return client, []
@@ -172,8 +180,8 @@ def _prompt_result(client: Client, index: int, msg, spec: Spec) -> tuple[Client,
         at = _find_item(client.feed, mid)
         status = "accepted" if at is not None and not client.feed[at].provisional else "received"
     client = client._replace(subs=replace_at(client.subs, i, sub._replace(status=status, mid=mid)))
-    if mid is None:
-        return client, []  # the v2 draft's `{}`: nothing to link the optimistic copy with
+    if mid is None:  # the v2 draft's `{}`: nothing to link the optimistic copy with
+        return (_drop_copy(client, i) if cs.drops_copy_on_empty_result(spec) else client), []
     return _bind_feed(client, i, mid), [ev.Bind(index, (index, sub.epoch, sub.rid), mid, how)]
 
 
@@ -209,7 +217,7 @@ def _error_response(client: Client, msg, spec: Spec) -> Client:
     status = "cancelled" if msg.error.code == -32800 else "failed" if v1 else "rejected"
     subs = replace_at(client.subs, i, client.subs[i]._replace(status=status))
     if v1:
-        return client._replace(subs=subs, last_stop="error")
+        return client._replace(subs=subs, last_stop="error", last_error=_error_of(msg.error))
     return _drop_copy(client._replace(subs=subs), i)
 
 
@@ -225,11 +233,11 @@ def _drop_copy(client: Client, sub_index: int) -> Client:
 def _rejected_after_receipt(client: Client, update) -> Client:
     """The two-phase design's rejection signal: the received submission was not inserted."""
     try:
-        mid = json.loads(update.raw_json).get("messageId")
-    except (ValueError, AttributeError):
+        body = dict(json.loads(update.raw_json))
+    except (ValueError, AttributeError, TypeError):
         return client
     for i, sub in enumerate(client.subs):
-        if sub.mid == mid and sub.status == "received":
+        if cs.rejection_matches(sub, body):
             return _drop_copy(client._replace(subs=replace_at(client.subs, i, sub._replace(status="rejected"))), i)
     return client
 
@@ -246,7 +254,11 @@ def _apply_update(client: Client, index: int, update, spec: Spec) -> tuple[Clien
         role = "user" if kind == "user_message_chunk" else "agent"
         return _upsert(client, index, update.message_id, role, None, update.block, spec)
     if kind == "unknown_update" and update.session_update == "error":
-        return client._replace(last_stop="error"), []  # the separate-error-update alternative
+        try:
+            learned = _error_of(json.loads(update.raw_json).get("error"))
+        except (ValueError, AttributeError):
+            learned = ()
+        return client._replace(last_stop="error", last_error=learned), []  # the separate-error-update alternative
     if kind == "unknown_update" and update.session_update == "prompt_rejected":
         return _rejected_after_receipt(client, update), []  # the two-phase alternative
     return client, []  # notices are advisory and may be ignored (N1)
@@ -258,16 +270,30 @@ KNOWN_STATES = ("idle", "running", "requires_action")
 def _apply_state(client: Client, update, spec: Spec) -> Client:
     """S15: an unknown state is shown as busy, never as idle; an ending idle tells how work ended.
 
-    With the sibling-field shape the client reads ``error`` wherever an idle
-    carries it, and shows a failed turn (the prose rule is what it forgot).
+    A design's own states and a client that reads a stray ``error`` are
+    :func:`.client_strategies.ending`'s.
     """
+    designed = cs.ending(update, spec)
+    if designed is not None:  # the error object learned with it, if the update carries one
+        return client._replace(fg=designed[0], last_stop=designed[1], last_error=_error_of(update.error))
     if update.state not in KNOWN_STATES:
         return client._replace(fg="busy")
-    if update.state == "idle" and spec.error_shape == "sibling" and getattr(update.error, "code", None) is not None:
-        return client._replace(fg="idle", last_stop="error")
     if update.state == "idle" and update.stop_reason is not None:
-        return client._replace(fg="idle", last_stop=update.stop_reason)
+        learned = _error_of(update.error) if update.stop_reason == "error" else ()
+        if (update.stop_reason == "error" and not learned and client.last_stop == "error"
+                and spec.failure_report == "error_update"):
+            learned = client.last_error  # an idle saying error after a separate error update: the two signals agree
+        return client._replace(fg="idle", last_stop=update.stop_reason, last_error=learned)
     return client._replace(fg=update.state)
+
+
+def _error_of(error) -> tuple:
+    """The (code, message) of an error object (a wire value or its JSON), () when there is none."""
+    if isinstance(error, dict):
+        code, message = error.get("code"), error.get("message")
+    else:
+        code, message = getattr(error, "code", None), getattr(error, "message", None)
+    return (code, message) if isinstance(code, int) else ()
 
 
 def _upsert(client: Client, index: int, mid, role, content, block, spec: Spec, token=None) -> tuple[Client, list]:
@@ -324,15 +350,16 @@ def _guess(client: Client, index: int, mid, content, spec: Spec, token=None, fir
     `{}` result (the client learns the ID from the report, whichever of the
     two came first).
     """
-    how = "own_id" if spec.message_ids == "client_chosen" else spec.client_correlation
+    how = cs.binding(spec)
     if how in ("message_id",) or (how in ("content", "order") and not first):
         return client, []
     for i, sub in enumerate(client.subs):
-        if sub.mid is not None or sub.status not in ("pending", "ambiguous", "accepted"):
+        if sub.mid is not None or sub.status not in ("pending", "ambiguous", "accepted", "sent"):
             continue
         if how == "content" and sub.content != tuple(content):
             continue
-        if how == "token" and (token is None or token != sub.pid):
+        if how in cs.TOKEN_STRATEGIES and not (token is not None and token == sub.pid
+                                               and cs.token_may_bind(spec, sub.status)):
             continue
         if how == "own_id" and mid != sub.pid:
             continue

@@ -63,15 +63,17 @@ class EnabledActions:
         a = w.agent
         spec, b = self.spec, self.bounds
         acts = []
-        held = ag.insertable(a, spec, b.busy_inserts)
+        held = ag.insertable(a, spec, b.busy_inserts, b.busy_commands)
         if held is not None:
             acts.append(Action("agent", "insert", (held,)))
             if w.budget.failures and not ag.is_command(a.reqs[held].content):
                 acts.append(Action("agent", "reject", (held,)))
         first = ag.next_held(a)
+        if first is not None and spec.runtime_swallows and a.work is None:
+            acts.append(Action("agent", "swallow", (first,)))
         if first is not None:
             req = a.reqs[first]
-            if b.early_ids and spec.ids_before_insertion and req.mid is None:
+            if b.early_ids and spec.ids_before_insertion and req.mid is None and not b.native_ids:
                 acts.append(Action("agent", "assign_id", (first,)))
             if b.hooks and spec.running_before_insertion and a.work is None and not ag.is_command(req.content):
                 acts.append(Action("agent", "hook", (first,)))
@@ -80,7 +82,11 @@ class EnabledActions:
     def _report_actions(self, w: World) -> list[Action]:
         """Report inserted prompts live; answer them at insertion."""
         a, spec = w.agent, self.spec
-        acts = [Action("agent", "echo", (i,)) for i in ag.echo_index(a, spec)]
+        due = ag.echo_index(a, spec)
+        if self.bounds.mixed_shapes:  # each report's shape on its own (U13)
+            acts = [Action("agent", "echo", (i, chunked)) for i in due for chunked in (False, True)]
+        else:
+            acts = [Action("agent", "echo", (i,)) for i in due]
         if spec.answers and spec.respond_at == "insertion":
             for i, req in enumerate(a.reqs):
                 if req.inserted and not req.answered:
@@ -91,21 +97,34 @@ class EnabledActions:
         """The foreground work's next steps; late updates of ended work."""
         a = w.agent
         acts = [Action("agent", step) for step in ag.work_steps(a, self.opts, w.budget.failures > 0, self.spec)]
+        if self.bounds.stop_reasons and Action("agent", "finish") in acts and not a.work.failed:
+            # every stop reason the turn may end with; v1's closed enum has no custom value (W14)
+            reasons = ag.STOP_REASONS if self.spec.state_updates else ag.STOP_REASONS[:-1]
+            at = acts.index(Action("agent", "finish"))
+            acts[at:at + 1] = [Action("agent", "finish", (r,)) for r in reasons]
         if a.late:
             acts.append(Action("agent", "late_update"))
+        if ag.background_due(a, self.opts):
+            acts.append(Action("agent", "background_step"))
+        acts += [Action("agent", "resume_step", (k,)) for k in range(len(a.resumes))]
         return acts
 
     def _own_actions(self, w: World) -> list[Action]:
-        """What the agent may do on its own: import, start work, restart."""
+        """What the agent may do on its own: import, start work, restart, forget a retained message."""
         a, spec, b = w.agent, self.spec, self.bounds
         acts = []
         calm = a.work is None and not (spec.echo_before_work and ag.report_due(a))
-        if b.imports and calm and not any(e.origin == "imported" for e in a.history):
+        placed = not (spec.echo_before_work and ag.report_due(a))  # an import is reported at once (S6)
+        if b.imports and (calm or b.busy_imports and placed) and not any(e.origin == "imported" for e in a.history):
             acts.append(Action("agent", "import"))
         if w.budget.own_work and spec.agent_initiated_work and calm:
             acts.append(Action("agent", "start_own_work"))
         if w.budget.restarts:
             acts.append(Action("agent", "restart"))
+        if w.budget.notices and any(a.attached):
+            acts.append(Action("agent", "notice"))
+        if w.budget.forgets:
+            acts += [Action("agent", "forget", (i,)) for i, e in enumerate(a.history) if e.retained]
         return acts
 
     def _client_actions(self, w: World) -> list[Action]:
@@ -117,12 +136,19 @@ class EnabledActions:
     def _client_actions_of(self, w: World, c: int, client: Client) -> list[Action]:
         if not client.up:
             if client.cut:
-                return [Action("client", "reconnect", (c, True)), Action("client", "reconnect", (c, False))]
+                acts = [Action("client", "reconnect", (c, True)), Action("client", "reconnect", (c, False))]
+                if self.bounds.load_joiners and client.epoch == -1:  # a late joiner may use session/load (R1)
+                    acts.append(Action("client", "reconnect", (c, "load")))
+                return acts
             return []
         if client.resume_rid is not None:
             return []
         acts = []
         b = w.budget
+        if client.closed:
+            return self._permission_answers(c, client)
+        if b.closes:
+            acts.append(Action("client", "close", (c,)))
         if b.prompts:
             for content in self.bounds.contents:
                 acts.append(Action("client", "submit", (c, content)))
@@ -132,6 +158,13 @@ class EnabledActions:
         if b.cancel_requests:
             for i in pending:
                 acts.append(Action("client", "cancel_request", (c, i)))
+        if b.retries:
+            acts += [Action("client", "retry", (c, i)) for i in pending]
+        return acts + self._permission_answers(c, client)
+
+    @staticmethod
+    def _permission_answers(c: int, client: Client) -> list[Action]:
+        acts = []
         for rid, cancelled in client.perms:
             acts.append(Action("client", "answer_permission", (c, rid, not cancelled)))
             if not cancelled:
@@ -141,7 +174,8 @@ class EnabledActions:
     @cached_property
     def _agent_groups(self) -> dict:
         """Agent action name -> the part of :meth:`_agent_actions` that offers it (for :meth:`enabled`)."""
-        groups = ((self._held_actions, ("insert", "reject", "assign_id", "hook")),
-                  (self._report_actions, ("echo", "answer")), (self._work_actions, (*ag.WORK_STEPS, "late_update")),
-                  (self._own_actions, ("import", "start_own_work", "restart")))
+        groups = ((self._held_actions, ("insert", "reject", "assign_id", "hook", "swallow")),
+                  (self._report_actions, ("echo", "answer")), (self._work_actions, (*ag.WORK_STEPS, "late_update", "resume_step",
+                                                             "background_step")),
+                  (self._own_actions, ("import", "start_own_work", "restart", "forget", "notice")))
         return {name: group for group, names in groups for name in names}

@@ -106,6 +106,9 @@ class WorkEnd(NamedTuple):
 
     reason: str
     reported: str | None
+    #: the (code, message) of the agent's error when the work failed (sent or not), () otherwise
+    error: tuple = ()
+    background: tuple[str, ...] = ()  # the tool calls the idle listed as running on in the background (G1)
     kind: str = "work_end"
 
 
@@ -159,6 +162,13 @@ class Replayed(NamedTuple):
 
 class Restart(NamedTuple):
     kind: str = "restart"
+
+
+class Forget(NamedTuple):
+    """The retention policy dropped history entry ``mid``: no replay carries it from now on (R4)."""
+
+    mid: str
+    kind: str = "forget"
 
 
 

@@ -1,6 +1,6 @@
 """Goals: what any design of the prompt lifecycle should achieve, judged without the RFD's mechanisms.
 
-The rule monitors (:mod:`.monitors`) check the RFD's own rules, so an
+The rule monitors (:mod:`.rules`) check the RFD's own rules, so an
 alternative that replaces a mechanism breaks them by definition.  These
 goals instead judge outcomes a user or a client author can observe, and
 say nothing about *how* a design reaches them: no goal mentions a
@@ -20,31 +20,29 @@ What the goals judge, and what not (their shared choices):
   are faults no design can hide, so those clients are not judged;
 * a submission made ambiguous by a lost connection (R11) is the RFD's
   declared limitation: :class:`LostResponseRecoverable` judges it (the
-  RFD lists that goal in :data:`KNOWN_LIMITATIONS`), the others do not.
+  RFD lists that goal in :data:`KNOWN_LIMITATIONS`), the others do not;
+* no goal cites a rule of the RFD to excuse a behaviour: what the RFD
+  declares it does not meet is listed in :data:`KNOWN_LIMITATIONS` and
+  still shown (a retry that inserts a second message is a duplicate
+  execution, P12 declares it);
+* one granularity on every model: an ending is its stop reason and, for a
+  failure, the error's code and message (:mod:`.goals_common`, and the
+  bridges' :mod:`.bridge_goals`); a state by what it means to a user
+  (:data:`STATE_MEANING`), not by the RFD's words; a view by its content,
+  and by its IDs where it shows them.
+
+:mod:`.goals_knowledge` adds what each client knows at rest: which message
+is its own, how work ended (every client, not only the submitter), what a
+cancel did.
 """
 
 from __future__ import annotations
 
-from .monitors_base import Monitor, conn_name as _conn
+from . import goals_knowledge
+from .goals_knowledge import CancellationOutcomeKnown, EndingKnownToAll, OwnMessageKnown  # noqa: F401
+from .goals_common import ending_known, insertion_known, judged as _judged, token as _token, who as _who
+from .monitors_base import Monitor, conn_name as _conn, defined_in
 from .state import World
-
-
-def _token(c: int, sub, world: World) -> tuple[int, int, int]:
-    """The submission as the agent knows it: a proxy may have rewritten the request id (P19)."""
-    return (c, sub.epoch, sub.rid + world.links[c].proxy)
-
-
-def _judged(client) -> bool:
-    """A connected client that lost nothing (a drop makes its view ``partial``)."""
-    return client.up and client.view in ("live", "replayed", "resumed")
-
-
-def _who(sub, world: World | None = None) -> str:
-    """A submission the agent knows, in the client's words (its own request id, before any proxy)."""
-    if sub is None:
-        return "an imported message"
-    proxy = world.links[sub[0]].proxy if world is not None else 0
-    return f"c{sub[0] + 1}'s prompt #{sub[2] - proxy}"
 
 
 class NoDuplicateMessages(Monitor):
@@ -90,6 +88,9 @@ class NoDuplicateMessages(Monitor):
 class NoMisattribution(Monitor):
     """No client binds its submission to a message that another submission inserted.
 
+    A retry and the submission it retries are one request of the user: binding a retry to the message
+    of the submission it retries is no misattribution (a design that deduplicates does exactly that).
+
     Judged when a client links a submission to a message, and again at rest
     (a later message under the same ID makes an earlier link ambiguous).
     """
@@ -102,7 +103,9 @@ class NoMisattribution(Monitor):
     def observe(self, m, e, before, after):
         c, epoch, rid = e.sub
         sub = (c, epoch, rid + after.links[c].proxy)
-        others = [x.sub for x in after.agent.history if x.mid == e.mid and x.role == "user" and x.sub != sub]
+        mine = _request(sub, after)
+        others = [x.sub for x in after.agent.history if x.mid == e.mid and x.role == "user" and x.sub != sub
+                  and (mine is None or _request(x.sub, after) != mine)]
         if others:
             return m, f"client c{e.client + 1} linked its prompt #{rid} to {e.mid}, which is {_who(others[0], after)}"
         return m, None
@@ -112,8 +115,9 @@ class NoMisattribution(Monitor):
             for sub in client.subs:
                 if sub.mid is None or sub.status not in ("accepted", "received"):
                     continue
-                others = [x.sub for x in world.agent.history
-                          if x.mid == sub.mid and x.role == "user" and x.sub != _token(c, sub, world)]
+                mine = _request(_token(c, sub, world), world)
+                others = [x.sub for x in world.agent.history if x.mid == sub.mid and x.role == "user"
+                          and x.sub != _token(c, sub, world) and (mine is None or _request(x.sub, world) != mine)]
                 if others:
                     return f"client c{c + 1} holds its prompt #{sub.rid} as {sub.mid}, which is {_who(others[0], world)}"
         return None
@@ -124,19 +128,19 @@ class OutcomeKnown(Monitor):
 
     Insertion: every submission of a judged client is resolved (inserted, or
     not) and what the client believes is true; a submission left ambiguous by
-    a lost connection is the RFD's declared limitation (see
-    :class:`LostResponseRecoverable`).  How the work ended: a client whose
+    a lost connection is :class:`LostResponseRecoverable`'s to judge (it is
+    the RFD's declared limitation, R11).  How the work ended: a client whose
     inserted message took part in the last work that ended knows its stop
-    reason when it saw that work live, and a failure when it resumed (the
-    outcome a user must act on; a resumed client may take a plain idle for
-    a normal end, S14).
+    reason and, for a failure, the error's code and message (one granularity
+    on every model, the bridges' too), when it saw that work live; a failure
+    when it resumed (:func:`.goals_common.ending_known`).
     """
 
     name = "OutcomeKnown"
-    rules = ("E1", "E3", "E13", "R11")
-    description = "at rest a submitter knows whether its prompt was inserted and how the work ended"
+    rules = ("E1", "E3", "E5", "E13", "R11")
+    description = "at rest a submitter knows whether its prompt was inserted and how the work ended, with its error"
     kinds = frozenset({"insert", "work_end", "restart"})
-    #: ((submission, mid) inserted so far, how the last work ended: (reason, its mids) or None/RESTARTED)
+    #: ((submission, mid) inserted so far, how the last work ended: (reason, error, its mids) or None/RESTARTED)
     initial = ((), None)
     RESTARTED = "<restart>"
 
@@ -150,7 +154,7 @@ class OutcomeKnown(Monitor):
         if e.kind == "restart":
             return (m[0], self.RESTARTED), None
         mids = before.agent.work.mids if before is not None and before.agent.work is not None else ()
-        return (m[0], (e.reason, mids)), None
+        return (m[0], (e.reason, e.error, mids)), None
 
     def at_rest(self, m, world: World):
         inserted = dict(m[0])
@@ -158,39 +162,17 @@ class OutcomeKnown(Monitor):
             if not _judged(client):
                 continue
             for sub in client.subs:
-                said = _insertion_known(c, sub, inserted.get(_token(c, sub, world)))
+                said = insertion_known(c, sub, inserted.get(_token(c, sub, world)) or _retried_as(c, sub, world))
                 if said:
                     return said
-            said = _ending_known(c, client, m[1], inserted, self.RESTARTED, world)
-            if said:
-                return said
+            last = m[1]
+            if last is None or last == self.RESTARTED:
+                continue
+            if any(inserted.get(_token(c, s, world)) in last[2] for s in client.subs):  # a submitter of that work
+                said = ending_known(c, client, last)
+                if said:
+                    return said
         return None
-
-
-def _insertion_known(c: int, sub, mid) -> str | None:
-    """What client ``c`` gets wrong or cannot tell about one submission (``mid``: where it was inserted)."""
-    what = f"client c{c + 1}"
-    truth = f"it was inserted as {mid}" if mid else "it was not inserted"
-    if sub.status in ("pending", "sent", "received", "failed"):
-        return f"{what} cannot tell whether its prompt #{sub.rid} was inserted ({truth})"
-    if sub.status in ("accepted", "done") and mid is None:
-        return f"{what} believes its prompt #{sub.rid} was inserted, but {truth}"
-    if sub.status in ("rejected", "cancelled") and mid is not None:
-        return f"{what} believes its prompt #{sub.rid} was not inserted, but {truth}"
-    return None
-
-
-def _ending_known(c: int, client, last, inserted: dict, restarted, world: World) -> str | None:
-    if last is None or last == restarted:
-        return None
-    reason, mids = last
-    if not any(inserted.get(_token(c, s, world)) in mids for s in client.subs):
-        return None  # not a submitter of that work
-    if client.view == "live" or reason == "error":
-        if client.last_stop != reason:
-            believed = "nothing (no stop reason reached it)" if client.last_stop is None else repr(client.last_stop)
-            return f"the work of c{c + 1}'s prompt ended {reason!r} but c{c + 1} believes {believed}"
-    return None
 
 
 class NoHang(Monitor):
@@ -243,7 +225,10 @@ class NoHang(Monitor):
                 return tuple(k for k in m if k != ("wait", e.conn, msg.rid)), None
             return tuple(sorted(m + (("held", (*e.conn, msg.rid)),))), None
         if e.dir == "agent->client" and msg.kind in ("prompt_result", "prompt_result_v1", "error_response"):
-            return tuple(k for k in m if k != ("wait", e.conn, msg.rid)), None
+            settled = {("wait", e.conn, msg.rid)}
+            if _names_an_earlier_message(msg, e.conn, after):  # a deduplication: the prompt is settled
+                settled.add(("held", (*e.conn, msg.rid)))
+            return tuple(k for k in m if k not in settled), None
         return m, None
 
     def at_rest(self, m, world):
@@ -257,6 +242,14 @@ class NoHang(Monitor):
         return f"{_conn(k[1])} waits for ever for the answer to its prompt #{k[2]}"
 
 
+def _names_an_earlier_message(msg, conn, world: World | None) -> bool:
+    """A success naming a message another submission inserted: this prompt will never be inserted."""
+    mid = getattr(msg, "message_id", None)
+    if mid is None or world is None:
+        return False
+    return any(e.mid == mid and e.sub is not None and e.sub != (*conn, msg.rid) for e in world.agent.history)
+
+
 def _awaits(world: World | None, conn, rid) -> bool:
     """Whether the client that sent prompt ``rid`` on ``conn`` awaits an answer (not fire-and-forget)."""
     if world is None:
@@ -265,110 +258,190 @@ def _awaits(world: World | None, conn, rid) -> bool:
 
 
 class NoReexecution(Monitor):
-    """No submission's work runs twice: a command executes once per submission that inserted it,
-    also across replay and restarts (a retry is a new submission: see the RFD's P12)."""
+    """No request of the user runs twice: a submission and its retries insert at most one message, and a
+    command executes once per submission that inserted it, also across replay and restarts.
+
+    Judged as the user sees it: a retry after a timeout (the client marks it,
+    ``Sub.retry_of``) asks for the same work again, so its insertion beside the
+    original's is a duplicate execution whatever the design promises (the RFD
+    declares it, P12: :data:`KNOWN_LIMITATIONS`).
+    """
 
     name = "NoReexecution"
     rules = ("R9", "P12")
-    description = "a command runs at most once per submission that asked for it"
+    description = "a request of the user (a submission and its retries) runs at most once"
     kinds = frozenset({"insert", "execute"})
-    initial = ()  # commands inserted and not yet executed (one entry per submission)
+    #: (commands inserted and not yet executed, one entry per submission; requests inserted: (client, root sub))
+    initial = ((), ())
+
+    def rename_clients(self, m, new_index):
+        return (m[0], tuple(sorted((new_index[c], root) for c, root in m[1])))
 
     def observe(self, m, e, before, after):
+        pending, requests = m
         if e.kind == "insert":
-            return (tuple(sorted(m + (e.mid,))) if e.origin == "command" else m), None
-        if e.mid in m:
-            i = m.index(e.mid)
-            return m[:i] + m[i + 1 :], None
+            if e.origin == "command":
+                pending = tuple(sorted(pending + (e.mid,)))
+            request = _request(e.sub, after)
+            if request is None:
+                return (pending, requests), None
+            if request in requests:
+                c, root = request
+                return (pending, requests), f"c{c + 1}'s prompt #{root} ran twice: its retry was inserted too, as {e.mid}"
+            return (pending, tuple(sorted(requests + (request,)))), None
+        if e.mid in pending:
+            i = pending.index(e.mid)
+            return (pending[:i] + pending[i + 1 :], requests), None
         return m, f"command {e.mid} ran again, with no new submission asking for it"
 
 
-class ViewsConverge(Monitor):
-    """At rest every connected view that lost nothing equals history in content, order and IDs.
+def _retried_as(c: int, sub, world: World) -> str | None:
+    """The message a submission stands for through its request: the one another submission of the same
+    request (a retry, or the original) inserted, when the client holds that ID for it (a deduplication)."""
+    if sub.mid is None:
+        return None
+    mine = _request(_token(c, sub, world), world)
+    hit = next((e for e in world.agent.history if e.mid == sub.mid and e.sub is not None
+                and _request(e.sub, world) == mine), None)
+    return hit.mid if hit is not None and mine is not None else None
 
-    The view is the messages a client shows under an ID; a live view must
-    equal the whole history, a view rebuilt by replay its retained part
-    (messages replay may omit, R4, are not judged).  A local copy the client
-    shows under no ID is :class:`NoDuplicateMessages`'s to judge.
+
+def _request(sub, world: World | None):
+    """The user's request a submission ``(client, epoch, rid)`` belongs to: (client, the first submission's
+    request id), following retries back (``Sub.retry_of``); None for a message no client submitted."""
+    if sub is None or world is None:
+        return None
+    c, epoch, rid = sub
+    subs = world.clients[c].subs
+    i = next((i for i, s in enumerate(subs) if s.epoch == epoch and s.rid + world.links[c].proxy == rid), None)
+    if i is None:
+        return None
+    while subs[i].retry_of is not None:
+        i = subs[i].retry_of
+    return (c, subs[i].rid)
+
+
+class ViewsConverge(Monitor):
+    """At rest every connected view that lost nothing equals history in content and order, and in IDs
+    where it shows them.
+
+    The view is what a client shows: the messages under an ID and its own
+    local copies (how a design without user-message IDs, v1, shows a
+    prompt), compared on role and content, and on the ID when the item has
+    one.  A live view must equal the whole history, a view rebuilt by replay
+    its retained part (messages replay may omit, R4, are not judged).  A copy
+    the client marked ambiguous after losing the connection is shown as
+    unresolved, not as a message: not counted.
     """
 
     name = "ViewsConverge"
     rules = ("U4", "U5", "U7", "R5", "R7", "P1")
-    description = "at rest every connected view equals history in content, order and IDs"
+    description = "at rest every connected view equals history in content and order (and IDs where shown)"
 
     def at_rest(self, m, world: World):
         history = world.agent.history
         for c, client in enumerate(world.clients):
             if not client.up or client.view not in ("live", "replayed"):
                 continue
-            if client.view == "live":
-                want = [(e.mid, e.role, e.content) for e in history]
-                shown = [(i.mid, i.role, i.content) for i in client.feed if i.mid is not None]
-            else:
-                kept = {e.mid for e in history if e.retained}
-                want = [(e.mid, e.role, e.content) for e in history if e.retained]
-                shown = [(i.mid, i.role, i.content) for i in client.feed if i.mid in kept]
-            if shown != want:
-                return f"client c{c + 1} shows {_listing(shown)} but the conversation is {_listing(want)}"
+            entries = history if client.view == "live" else tuple(e for e in history if e.retained)
+            known = {e.mid for e in entries}
+            shown = [i for i in client.feed if (i.mid in known if i.mid is not None else _shown_copy(client, i))]
+            if not _same_view(shown, entries):
+                return f"client c{c + 1} shows {_listing(shown)} but the conversation is {_listing(entries)}"
         return None
 
 
+def _shown_copy(client, item) -> bool:
+    """A local copy shown as the client's message (not one it marked ambiguous)."""
+    return item.sub is not None and client.subs[item.sub].status != "ambiguous"
+
+
+def _same_view(shown, entries) -> bool:
+    return len(shown) == len(entries) and all(
+        i.role == e.role and tuple(i.content) == tuple(e.content) and (i.mid is None or i.mid == e.mid)
+        for i, e in zip(shown, entries))
+
+
 def _listing(items) -> str:
-    return "[" + ", ".join(f"{mid} {'/'.join(content) or '(empty)'}" for mid, _role, content in items) + "]"
+    return "[" + ", ".join(f"{i.mid or 'a local copy'} {'/'.join(i.content) or '(empty)'}" for i in items) + "]"
+
+
+#: what a foreground state means to a user: work goes on, the user must act, or nothing runs.  An unknown
+#: state a client shows as busy (S15) means work goes on; a design's own terminal state (``failed``) means
+#: nothing runs.  The RFD's vocabulary is one spelling among several.
+STATE_MEANING: dict[str, str] = {"idle": "nothing runs", "failed": "nothing runs", "running": "work goes on",
+                                 "busy": "work goes on", "requires_action": "the user must act"}
+
+
+def state_meaning(state: str) -> str:
+    return STATE_MEANING.get(state, "work goes on")
 
 
 class StateAgrees(Monitor):
-    """At rest each connected client that lost nothing shows the agent's foreground state,
-    also after resuming (with or without replay)."""
+    """At rest each connected client that lost nothing shows what the agent's foreground state means
+    (:data:`STATE_MEANING`), also after resuming (with or without replay)."""
 
     name = "StateAgrees"
     rules = ("S13", "S2", "S15")
-    description = "at rest each connected client's state equals the agent's"
+    description = "at rest each connected client's state means what the agent's does"
 
     def at_rest(self, m, world: World):
         for c, client in enumerate(world.clients):
-            if _judged(client) and client.fg != world.agent.fg:
-                return f"client c{c + 1} shows {client.fg!r} but the agent is {world.agent.fg!r}"
+            if _judged(client) and state_meaning(client.fg) != state_meaning(world.agent.fg):
+                return (f"client c{c + 1} shows {client.fg!r} ({state_meaning(client.fg)}) but the agent is "
+                        f"{world.agent.fg!r} ({state_meaning(world.agent.fg)})")
         return None
 
 
 class LostResponseRecoverable(Monitor):
-    """After a lost response and a reconnect with replay, the client can tell its submission was inserted.
+    """After a lost response and a reconnect with replay, the client tells correctly whether its
+    submission was inserted.
 
-    Judged where it can be: the message was inserted and retained, so the
-    replay carried it.  A submission that was not inserted (or not retained)
-    leaves no trace any design could show (blind spot, as R4 allows).
+    Judged where it can be: a submission made on an earlier connection whose
+    answer never came (ambiguous, or fire-and-forget) and whose message was
+    inserted and retained, so the replay carried it, must be bound to that
+    message; and any binding the client made after the loss must be correct
+    (a binding to another submission's message is no recovery).  A submission
+    that was not inserted (or not retained) leaves no trace any design could
+    show (blind spot, as R4 allows), unless the client binds it wrongly.
     """
 
     name = "LostResponseRecoverable"
     rules = ("R11", "R12", "P12")
-    description = "after a lost response and a reconnect, the client can tell whether its submission was inserted"
+    description = "after a lost response and a reconnect, the client tells correctly whether its submission was inserted"
 
     def at_rest(self, m, world: World):
         for c, client in enumerate(world.clients):
             if not client.up or client.view != "replayed":
                 continue
             for sub in client.subs:
-                if sub.status not in ("ambiguous", "sent"):  # "sent": a fire-and-forget prompt, never answered
-                    continue
-                entry = next((e for e in world.agent.history if e.sub == _token(c, sub, world) and e.retained), None)
-                if entry is not None:
-                    lost = "lost the response to" if sub.status == "ambiguous" else "got no answer to"
-                    return f"client c{c + 1} {lost} its prompt #{sub.rid} and resumed with replay; it has been " \
-                           f"shown {entry.mid}, which that prompt inserted, yet cannot tell it is its own"
+                said = _recovered(c, sub, client, world)
+                if said:
+                    return said
         return None
 
 
-GOALS: tuple[Monitor, ...] = (
-    NoDuplicateMessages(),
-    NoMisattribution(),
-    OutcomeKnown(),
-    NoHang(),
-    NoReexecution(),
-    ViewsConverge(),
-    StateAgrees(),
-    LostResponseRecoverable(),
-)
+def _recovered(c: int, sub, client, world: World) -> str | None:
+    entry = next((e for e in world.agent.history if e.sub == _token(c, sub, world)), None)
+    if sub.status in ("ambiguous", "sent"):  # "sent": a fire-and-forget prompt, never answered
+        if entry is not None and entry.retained:
+            lost = "lost the response to" if sub.status == "ambiguous" else "got no answer to"
+            return f"client c{c + 1} {lost} its prompt #{sub.rid} and resumed with replay; it has been " \
+                   f"shown {entry.mid}, which that prompt inserted, yet cannot tell it is its own"
+        return None
+    if sub.epoch >= client.epoch or sub.mid is None:
+        return None
+    others = [e.sub for e in world.agent.history if e.mid == sub.mid and e is not entry]
+    if entry is not None and entry.mid == sub.mid and not others:
+        return None  # a correct binding
+    truth = f"its own is {entry.mid}" if entry is not None else "it was not inserted"
+    also = f", and {sub.mid} is {_who(others[0], world)}" if others else ""
+    return f"client c{c + 1} bound its prompt #{sub.rid}, made before the cut, to {sub.mid}, but {truth}{also}"
+
+
+#: every goal, in the order of the matrix's columns: this module's classes as defined, then what clients know
+#: (:mod:`.goals_knowledge`); a class defined in either is a goal (:func:`~.monitors_base.defined_in`)
+GOALS: tuple[Monitor, ...] = tuple(cls() for cls in defined_in(__name__, goals_knowledge.__name__))
 
 GOAL_NAMES: tuple[str, ...] = tuple(g.name for g in GOALS)
 
@@ -377,6 +450,8 @@ KNOWN_LIMITATIONS: dict[str, str] = {
     "LostResponseRecoverable": "the RFD: a lost response remains an ambiguous outcome; replay cannot reliably "
                                "associate a message with the uncertain submission, and its checklist asks to cover "
                                "the lost-response limitation rather than promise recovery",
+    "NoReexecution": "the RFD (P12): a retry, including one after a lost response, may be accepted as a separate "
+                     "submission; there is no deduplication or exactly-once guarantee",
 }
 
 __all__ = ["GOALS", "GOAL_NAMES", "KNOWN_LIMITATIONS"] + [type(g).__name__ for g in GOALS]

@@ -10,15 +10,16 @@ violating state records the monitor's sentence and is not expanded.
 
 Monitors become properties: ``always`` ones (a SHOULD as a warning), and
 ``eventually`` ones for obligations (an answer owed, an idle owed, a report
-owed), checked from every state under weak fairness: agent and network
-steps are fair per kind (and per channel); user decisions, faults, restarts
-and the agent's own optional choices need none (:meth:`AcpModel.fairness_class`).
-A terminal state that is not at rest violates ``NoStuckState``.
+owed), checked from every state under weak fairness (:mod:`.fairness`):
+agent and network steps are fair per kind (and per channel), and so is
+answering a permission request; user decisions, faults, restarts and the
+agent's own optional choices are not.  A behaviour may end wherever no fair
+action is enabled, so a pending user choice cannot hide an obligation owed
+there.  A terminal state that is not at rest violates ``NoStuckState``.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
 from functools import partial
 
@@ -28,57 +29,19 @@ from . import agent as ag
 from . import client as cl
 from . import events as ev
 from . import network as net
+from .bounds import Bounds  # noqa: F401 - re-exported: scenarios and tests import it from here
 from .enabling import EnabledActions
+from .fairness import fairness_class
 from .events import Action
 from .monitors import Monitor
 from .spec import Spec
 from .state import Agent, Budget, Client, Link, World, replace_at
 
 
-class Bounds(NamedTuple):
-    """How much may happen: the explorer's bounds (all small)."""
-
-    clients: int = 2
-    prompts: int = 2
-    contents: tuple[str, ...] = ("hi",)
-    drops: int = 0
-    disconnects: int = 0
-    cancels: int = 0
-    cancel_requests: int = 0
-    failures: int = 0
-    restarts: int = 0
-    imports: int = 0
-    chunks: bool = False
-    retain: bool = True
-    retain_commands: bool = False
-    tools: bool = False
-    permission: bool = False
-    output: bool = False
-    #: FIFO channels (stdio, a WebSocket); False lets any message in a channel arrive next
-    ordered: bool = True
-    # -- what the RFD allows the agent, explored when set (each behind a Spec switch) --
-    #: prompts may be inserted while work runs (and join it)
-    busy_inserts: bool = False
-    #: foreground work the agent may start on its own (S17)
-    own_work: int = 0
-    #: a foreground hook may report running before insertion (S4)
-    hooks: bool = False
-    #: the adapter may assign IDs before insertion (P7)
-    early_ids: bool = False
-    #: work may go on for any number of silent steps (weak fairness makes it end)
-    slow_work: bool = False
-    #: clients' identifier generators collide: each client numbers its own tokens or chosen
-    #: messageIds (as it numbers JSON-RPC ids) instead of drawing them unique across clients
-    colliding_ids: bool = False
-
-    def options(self) -> ag.Options:
-        return ag.Options(self.chunks, self.retain, self.retain_commands, self.tools, self.permission, self.output,
-                          self.slow_work)
-
-
 def quiescent(w: World) -> bool:
     """Nothing in flight, no work, no prompt pending at the agent: the world is at rest."""
-    if w.agent.work is not None or w.agent.reqs or w.agent.late:
+    a = w.agent
+    if a.work is not None or a.reqs or a.late or a.resumes or a.background or a.closing:
         return False
     return not net.in_flight(w)
 
@@ -96,8 +59,8 @@ def stuck_sentence(w: World) -> str:
     if a.work is not None:
         what = ", ".join(a.work.mids) or a.work.origin
         return f"nothing can happen, yet foreground work for {what} is still {a.fg}"
-    if a.late:
-        return "nothing can happen, yet updates of ended work are still unsent"
+    if a.late or a.resumes or a.background:
+        return "nothing can happen, yet updates of ended or background work or a resume are still unsent"
     return "nothing can happen, yet messages are still in flight"
 
 
@@ -107,12 +70,6 @@ NO_STUCK_STATE = Property(
     "every behaviour that stops, stops at rest: nothing in flight, no work, no prompt pending",
     stuck_sentence,
 )
-
-#: Agent actions that are the agent's own optional choices, faults or restarts: no fairness.
-_UNFAIR_AGENT = frozenset({"reject", "fail", "import", "restart", "start_own_work", "hook", "assign_id",
-                           "keep_working"})
-_UNFAIR_NET = frozenset({"drop_to_agent", "drop_to_client", "cut"})
-
 
 class AcpModel(EnabledActions):
     """The transition system: ``init_states``, ``successors``, ``properties``, ``format_action``."""
@@ -127,7 +84,7 @@ class AcpModel(EnabledActions):
         self.spec = spec
         self.bounds = bounds
         self.opts = bounds.options()
-        if monitors is None:  # the one monitor set (issue 12): the trace checker's rule monitors and the client view
+        if monitors is None:  # the one monitor set: the trace checker's rule monitors and the client view
             from .monitor_set import monitor_set
 
             monitors = monitor_set()
@@ -157,11 +114,15 @@ class AcpModel(EnabledActions):
     def init_states(self):
         b = self.bounds
         n = b.clients
-        agent = Agent(attached=(True,) * n)
+        late = range(n - b.late_joiners, n)
+        agent = Agent(attached=tuple(c not in late for c in range(n)))
         budget = Budget(b.prompts, b.drops, b.disconnects, b.cancels, b.cancel_requests, b.failures, b.restarts,
-                        b.own_work)
+                        b.own_work, b.forgets, b.retries, b.notices, b.closes)
         mon = tuple(m.initial for m in self.monitors)
-        return [World(agent, (Client(),) * n, (Link(proxy=self.spec.proxy_id_offset),) * n, budget, mon)]
+        clients = tuple(cl.not_yet_joined() if c in late else Client() for c in range(n))
+        links = tuple(Link(epoch=-1 if c in late else 0, up=c not in late, proxy=self.spec.proxy_id_offset)
+                      for c in range(n))
+        return [World(agent, clients, links, budget, mon)]
 
     def successors(self, w: World):
         """``(action, next world, events)`` for every enabled action, in a fixed order."""
@@ -201,19 +162,8 @@ class AcpModel(EnabledActions):
         """At rest, or stopped by a violation (already reported): not a stuck state."""
         return w.violation is not None or quiescent(w)
 
-    def fairness_class(self, a: Action):
-        """Weak fairness per kind of step: a delivery per channel, each agent step by name.
-
-        User decisions (submit, cancel, reconnect, answering a permission),
-        faults (drops, cuts, failures, rejections), restarts and the agent's
-        optional choices (hooks, early IDs, its own work, imports, silent work)
-        need no fairness: None.
-        """
-        if a.actor == "net":
-            return None if a.name in _UNFAIR_NET else (a.name, a.args[0])
-        if a.actor == "agent":
-            return None if a.name in _UNFAIR_AGENT else ("agent", a.name)
-        return None
+    #: weak fairness per kind of step (:mod:`.fairness`): agent steps and deliveries, a permission answer
+    fairness_class = staticmethod(fairness_class)
 
     # -- one step ------------------------------------------------------------
 
@@ -235,8 +185,15 @@ class AcpModel(EnabledActions):
             ("agent", "hook"): self._agent_hook,
             ("agent", "start_own_work"): self._agent_start_own_work,
             ("agent", "late_update"): self._agent_late_update,
+            ("agent", "background_step"): self._agent_background_step,
+            ("agent", "forget"): self._agent_forget,
+            ("agent", "resume_step"): self._agent_resume_step,
+            ("agent", "swallow"): self._agent_swallow,
+            ("agent", "notice"): self._agent_notice,
             ("client", "submit"): self._client_submit,
             ("client", "cancel"): self._client_cancel,
+            ("client", "retry"): self._client_retry,
+            ("client", "close"): self._client_close,
             ("client", "cancel_request"): self._client_cancel_request,
             ("client", "answer_permission"): self._client_answer_permission,
             ("client", "reconnect"): self._client_reconnect,
@@ -329,6 +286,8 @@ class AcpModel(EnabledActions):
         return net.epochs(w)
 
     def _route(self, w: World, events: list) -> tuple[World, list]:
+        if w.agent.background:  # a state update that dropped finished background work (G4)
+            w = w._replace(agent=ag.reported_drop(w.agent, events))
         return net.route(w, events, self.spec.proxy_id_offset)
 
     # network
@@ -379,8 +338,8 @@ class AcpModel(EnabledActions):
         w = w._replace(agent=agent, budget=w.budget._replace(failures=w.budget.failures - 1))
         return self._route(w, out)
 
-    def _agent_echo(self, w: World, i: int):
-        agent, out = ag.echo(w.agent, i, self.spec, self.opts, self._epochs(w))
+    def _agent_echo(self, w: World, i: int, *chunked: bool):
+        agent, out = ag.echo(w.agent, i, self.spec, self.opts, self._epochs(w), *chunked)
         return self._route(w._replace(agent=agent), out)
 
     def _agent_assign_id(self, w: World, i: int):
@@ -396,8 +355,28 @@ class AcpModel(EnabledActions):
         w = w._replace(agent=agent, budget=w.budget._replace(own_work=w.budget.own_work - 1))
         return self._route(w, out)
 
+    def _agent_notice(self, w: World):
+        out = ag.broadcast(w.agent, self._epochs(w), ag.notice(self.spec))
+        return self._route(w._replace(budget=w.budget._replace(notices=w.budget.notices - 1)), out)
+
+    def _agent_swallow(self, w: World, i: int):
+        agent, out = ag.swallow(w.agent, i)
+        return w._replace(agent=agent), out
+
+    def _agent_resume_step(self, w: World, k: int):
+        agent, out = ag.resume_step(w.agent, k, self.spec, self.opts, self._epochs(w))
+        return self._route(w._replace(agent=agent), out)
+
+    def _agent_forget(self, w: World, i: int):
+        agent, out = ag.forget(w.agent, i)
+        return w._replace(agent=agent, budget=w.budget._replace(forgets=w.budget.forgets - 1)), out
+
     def _agent_late_update(self, w: World):
         agent, out = ag.send_late(w.agent, self._epochs(w))
+        return self._route(w._replace(agent=agent), out)
+
+    def _agent_background_step(self, w: World):
+        agent, out = ag.background_step(w.agent, self.spec, self._epochs(w))
         return self._route(w._replace(agent=agent), out)
 
     def _agent_answer(self, w: World, i: int):
@@ -418,9 +397,9 @@ class AcpModel(EnabledActions):
         w = w._replace(agent=agent, budget=w.budget._replace(restarts=w.budget.restarts - 1))
         return w, out + more
 
-    def _agent_work_step(self, step: str, w: World):
-        """One step of the foreground work (output, tool, permission, finish, failure, ...)."""
-        agent, out = ag.work_step(w.agent, step, self.spec, self.opts, self._epochs(w))
+    def _agent_work_step(self, step: str, w: World, *reason: str):
+        """One step of the foreground work (output, tool, permission, finish with a stop reason, failure, ...)."""
+        agent, out = ag.work_step(w.agent, step, self.spec, self.opts, self._epochs(w), *reason)
         if step == "keep_working":
             return w, out  # nothing changes: the same state again
         w = w._replace(agent=agent)
@@ -436,9 +415,22 @@ class AcpModel(EnabledActions):
         w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(prompts=w.budget.prompts - 1))
         return self._route(w, out)
 
+    def _client_retry(self, w: World, c: int, i: int):
+        """The client timed out waiting for submission ``i`` and sends its text again (its own ordinal)."""
+        b = self.bounds
+        ordinal = b.prompts + b.retries - w.budget.retries + 1
+        client, out = cl.submit(w.clients[c], c, w.clients[c].subs[i].content, self.spec, ordinal, b.colliding_ids, i)
+        w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(retries=w.budget.retries - 1))
+        return self._route(w, out)
+
     def _client_cancel(self, w: World, c: int):
         client, out = cl.cancel_session(w.clients[c], c)
         return self._route(w._replace(budget=w.budget._replace(cancels=w.budget.cancels - 1)), out)
+
+    def _client_close(self, w: World, c: int):
+        client, out = cl.close_session(w.clients[c], c)
+        w = w._replace(clients=replace_at(w.clients, c, client), budget=w.budget._replace(closes=w.budget.closes - 1))
+        return self._route(w, out)
 
     def _client_cancel_request(self, w: World, c: int, i: int):
         client, out = cl.cancel_request(w.clients[c], c, i)
@@ -457,7 +449,7 @@ class AcpModel(EnabledActions):
 
 def _members(monitor) -> tuple:
     """The properties a monitor stands for: itself, or each member of a group (one shared front end, as
-    :class:`~.adapter.RuleMonitors` with ``members_as_properties``), each with ``name``, ``rules``,
+    :class:`~.rules_in_model.RuleMonitors` with ``members_as_properties``), each with ``name``, ``rules``,
     ``description``, ``expectation``, ``level``, ``owes(mstate)`` and ``at_rest(mstate, world)``."""
     members = getattr(monitor, "members", None)
     return members() if members is not None else (monitor,)
@@ -556,15 +548,30 @@ def format_action(a: Action) -> str:
             return f"agent assigns an ID to held prompt {args[0] + 1} (no answer yet)"
         if a.name == "hook":
             return f"agent runs a foreground hook for held prompt {args[0] + 1}"
-        return {"start_own_work": "agent starts work on its own", "keep_working": "agent keeps working",
-                "late_update": "agent sends a late update of ended work"}.get(a.name, f"agent: {a.name.replace('_', ' ')}")
+        if a.name == "finish" and args:
+            return f"agent: finish ({args[0]})"
+        if a.name == "swallow":
+            return f"the runtime swallows held prompt {args[0] + 1}: no insertion event will come"
+        if a.name == "resume_step":
+            return f"agent serves the next step of pending resume {args[0] + 1}"
+        if a.name == "forget":
+            return f"agent's retention policy forgets history entry {args[0] + 1}"
+        return {"start_own_work": "agent starts work on its own", "notice": "agent sends a notice", "keep_working": "agent keeps working",
+                "late_update": "agent sends a late update of ended work",
+                "background_step": "agent's background work reports"}.get(a.name, f"agent: {a.name.replace('_', ' ')}")
     c = f"c{args[0] + 1}"
     if a.name == "submit":
         return f"{c} submits {args[1]!r}"
     if a.name == "reconnect":
+        if args[1] == "load":
+            return f"{c} connects and loads the session (session/load)"
         return f"{c} reconnects and resumes" + (" with replay from start" if args[1] else " without replay")
     if a.name == "cancel_request":
         return f"{c} sends $/cancel_request for its prompt {args[1] + 1}"
+    if a.name == "close":
+        return f"{c} sends session/close"
+    if a.name == "retry":
+        return f"{c} times out waiting for its prompt {args[1] + 1} and submits it again"
     if a.name == "answer_permission":
         return f"{c} {'allows' if args[2] else 'rejects'} permission request #{args[1]}"
     return f"{c} sends session/cancel"

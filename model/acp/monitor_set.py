@@ -1,8 +1,8 @@
 """The one monitor set every driver runs: the trace checker's rule monitors, plus what clients show.
 
-Issue 12: the explorer, the simulator, the variant matrix and ``trace check``
+The explorer, the simulator, the variant matrix and ``trace check``
 judge with the same classes (:mod:`.rules`).  In the model they are fed by
-:class:`~.adapter.RuleMonitors` (one front end, each rule monitor its own
+:class:`~.rules_in_model.RuleMonitors` (one front end, each rule monitor its own
 property); the only model monitors left (:data:`.monitors.CLIENT_MONITORS`)
 judge what a client shows and believes, which no capture carries.  The
 trace proxies (:data:`PROXIES`) are left out: in the model the internal
@@ -15,7 +15,7 @@ replaced, so that a spec file naming one gets told the new name.
 
 from __future__ import annotations
 
-from .adapter import RuleMonitors, switches_for
+from .rules_in_model import RuleMonitors, switches_for
 from .monitors import CLIENT_MONITORS
 from .rules import make_monitors
 
@@ -23,7 +23,7 @@ from .rules import make_monitors
 PROXIES = ("PromptOutcomesMatchInsertion", "ReplayKeepsIds", "ReplayedCommandsNotRerun", "AgentWorkReportsRunning",
            "MessageIdsDistinct")
 
-#: old model monitor -> the rule monitors that judge its rules now (the swap of issue 12)
+#: old model monitor -> the rule monitors that judge its rules now (when the rule monitors replaced them)
 RENAMED = {
     "DistinctMessageIds": ("InsertedIdsDistinct",),
     "RejectedIdsNeverSurface": ("InsertedIdsDistinct", "ResponsesFollowInsertion"),

@@ -6,12 +6,15 @@
     base = "rfd"                         # a preset (``acplab specs``); default rfd
     description = "answer at receipt"    # optional
     no_difference = "..."                # optional: why the model cannot tell it from rfd, if it cannot
+    extension = "mine.py:MyHook"         # optional: a class the model loads, FILE relative to this file
+                                         # (:mod:`.extension`; loading the spec file RUNS that code)
 
     [switches]                           # any behaviour switch of model/acp/spec.py's Spec
     respond_at = "receipt"
     rejection_signal = true
 
-    [by_design]                          # optional: RFD rules it breaks by definition (never findings)
+    [by_design]                          # optional: RFD rules it breaks by definition (never findings);
+                                         # without the table, the base's (an empty table: none)
     ResponsesFollowInsertion = "the success is a receipt"
 
     [not_applicable]                     # optional: properties it does not speak to
@@ -20,9 +23,10 @@
 ``acplab check|matrix|simulate --spec-file FILE`` load it; a loaded spec
 lives in :data:`.spec.USER_SPECS` for the process, never in the presets,
 so it never reaches the committed figures.  An unknown key or switch, or a
-value of the wrong type or outside a switch's choices, is an
+value of the wrong type or outside a switch's choices, or a combination of
+switches :mod:`.switch_rules` refuses, is an
 :class:`~acplab.model.errors.InputError` (one line, exit 2) that names what
-is known.
+is known or points at ``acplab switches``.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from pathlib import Path
 
 from acplab.model.errors import InputError
 
+from .extension import resolve
 from .spec import FINDINGS, MUTANTS, RFD, SPECS, USER_SPECS, VARIANTS, Spec
+from .switch_rules import refuse_invalid, unknown_switch
 
 #: the values each text switch accepts (the actors read exactly these)
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -43,7 +49,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "failure_before_response": ("success", "error_response"),
     "failure_report": ("idle_error", "idle_silent", "failed_state", "error_update", "error_notice", "error_response"),
     "cancel_request_after_insertion": ("success", "error"),
-    "client_correlation": ("message_id", "content", "order", "token", "jsonrpc_id"),
+    "client_correlation": ("message_id", "content", "order", "token", "jsonrpc_id", "token_after_cut"),
+    "client_ids": ("global", "per_client"),
+    "duplicate_ids": ("accept", "reject"),
+    "error_update_stop": ("none", "error"),
     "hook_rejection_stop": ("error", "end_turn"),
     "withdrawn_ids": ("retired", "recycled"),
     "report_id": ("inserted", "runtime"),
@@ -54,9 +63,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "error_type": ("jsonrpc", "new"),
 }
 #: Spec fields a file sets outside ``[switches]`` (or not at all)
-_NOT_SWITCHES = ("name", "description", "not_applicable", "by_design", "no_difference", "breaks")
+_NOT_SWITCHES = ("name", "description", "not_applicable", "by_design", "no_difference", "breaks", "extension")
 SWITCHES: tuple[str, ...] = tuple(f for f in Spec._fields if f not in _NOT_SWITCHES)
-TOP_LEVEL = ("name", "base", "description", "no_difference", "switches", "by_design", "not_applicable")
+TOP_LEVEL = ("name", "base", "description", "no_difference", "switches", "by_design", "not_applicable", "extension")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -87,10 +96,11 @@ def load(path: str | Path) -> Spec:
     base = presets[base_name]
     description = data.get("description", _describe(base_name, changes))
     spec = base._replace(name=name, description=_text(where, "description", description), **changes,
-                         by_design=_reasons(where, data, "by_design"),
+                         by_design=_reasons(where, data, "by_design") if "by_design" in data else base.by_design,
                          not_applicable=_reasons(where, data, "not_applicable") or base.not_applicable,
-                         no_difference=_text(where, "no_difference", data.get("no_difference", "")), breaks="")
-    return spec
+                         no_difference=_text(where, "no_difference", data.get("no_difference", "")), breaks="",
+                         extension=resolve(data["extension"], path) if "extension" in data else base.extension)
+    return refuse_invalid(spec, where)  # a combination of switches the model cannot give a meaning to
 
 
 def register(spec: Spec) -> Spec:
@@ -108,19 +118,18 @@ def load_and_register(path: str | Path) -> str:
 
 def _switch(where: str, key: str, value):
     if key not in SWITCHES:
-        raise InputError(f"{where}: unknown switch {key!r}; known switches: {', '.join(SWITCHES)}")
+        raise unknown_switch(where, key, SWITCHES)
     default = getattr(RFD, key)
     kind = type(default)
     if kind is bool and not isinstance(value, bool) or kind is int and (isinstance(value, bool) or not isinstance(
             value, int)) or kind is str and not isinstance(value, str):
-        raise InputError(f"{where}: switch {key} takes {_kind(default)}, got {value!r}; known switches: "
-                         f"{', '.join(SWITCHES)}")
+        raise InputError(f"{where}: switch {key} takes {_kind(default)}, got {value!r}; see `acplab switches`")
     if key in CHOICES and value not in CHOICES[key]:
         raise InputError(f"{where}: switch {key} is one of {', '.join(CHOICES[key])}, got {value!r}; "
-                         f"known switches: {', '.join(SWITCHES)}")
+                         f"see `acplab switches`")
     if kind is int and not 0 <= value <= 10 ** 6:
         raise InputError(f"{where}: switch {key} is a whole number from 0 to 1000000, got {value}; "
-                         f"known switches: {', '.join(SWITCHES)}")
+                         f"see `acplab switches`")
     return value
 
 

@@ -27,6 +27,7 @@ class Entry(NamedTuple):
     origin: str
     sub: tuple[int, int, int] | None = None
     token: str | None = None  # a client's promptId (only in the correlation-token variant)
+    chunked: bool = False  # its live report went out as chunks (per message with ``mixed_shapes``)
 
 
 class Req(NamedTuple):
@@ -47,6 +48,7 @@ class Req(NamedTuple):
     echoed: bool = False
     cancel_asked: bool = False  # a $/cancel_request arrived after insertion
     replayed_to: tuple[int, ...] = ()  # clients that already got the message by replay
+    swallowed: bool = False  # the runtime took the input and will never report its insertion
 
     @property
     def token(self) -> tuple[int, int, int]:
@@ -66,14 +68,29 @@ class Work(NamedTuple):
     mids: tuple[str, ...]
     command: bool = False
     output: str | None = None  # agent message id once its chunk was sent
-    tool: str | None = None  # tool call status once started
-    perm_rid: int | None = None  # outstanding permission request id
-    perm_client: int | None = None  # who was asked (None: asked nobody yet / the asker left)
+    tools: tuple[str, ...] = ()  # each tool call's status once started (several run in parallel)
+    #: outstanding permission requests ``(call index, request id, client asked)``; the client is None when the
+    #: asker left and the request waits to be asked again
+    perms: tuple = ()
     cancelled: bool = False
     failed: bool = False
     replayed_command: bool = False
     origin: str = "prompt"
     hook: tuple[int, int, int] | None = None
+
+
+class Resuming(NamedTuple):
+    """A ``session/resume`` the agent serves in steps (``interleaved_resume``): the connection is attached, live
+    work goes on, and the replay walks the history as it was at the request (``end``) from ``cursor``."""
+
+    client: int
+    epoch: int
+    rid: int
+    replay: bool
+    end: int
+    cursor: int = 0
+    snapped: bool = False  # the current-state snapshot went out
+    load: bool = False  # a ``session/load``: whole history replayed, answered with its own result
 
 
 class Agent(NamedTuple):
@@ -90,6 +107,16 @@ class Agent(NamedTuple):
     withdrawn: tuple[str, ...] = ()
     #: updates of ended work still to send (only the ``tool-status-after-idle`` mutant has any)
     late: tuple = ()
+    #: resumes being served step by step (:class:`Resuming`; only with ``interleaved_resume``)
+    resumes: tuple = ()
+    #: work running independently of the foreground (G1): ``(tool call id, final status sent)`` per listed item
+    background: tuple = ()
+    #: a ``background`` list went out once: every later state update carries one (G2)
+    bg_reported: bool = False
+    #: the runtime's own counter of native message IDs (``native_ids``; it lives in the runtime, past restarts)
+    native_next: int = 1
+    #: ``session/close`` requests ``(client, epoch, rid)`` waiting for the cancelled work's idle (C14)
+    closing: tuple = ()
 
 
 class Sub(NamedTuple):
@@ -109,6 +136,8 @@ class Sub(NamedTuple):
     status: str = "pending"
     mid: str | None = None
     pid: str | None = None
+    #: the index (in the client's ``subs``) of the submission this one retries after a timeout, if it is a retry
+    retry_of: int | None = None
 
 
 class Item(NamedTuple):
@@ -131,7 +160,7 @@ class Client(NamedTuple):
     up: bool = True
     #: what the rendered feed can claim: "live" (connected throughout, nothing lost),
     #: "replayed" (rebuilt by replay), "resumed" (resumed without replay: state only),
-    #: "resuming", or "partial" (something was lost)
+    #: "resuming", "partial" (something was lost) or "closed" (it closed the session: it follows it no more)
     view: str = "live"
     subs: tuple[Sub, ...] = ()
     feed: tuple[Item, ...] = ()
@@ -142,6 +171,8 @@ class Client(NamedTuple):
     replay: bool = False  # the outstanding resume asked for replay
     cut: bool = False  # was disconnected at least once
     last_stop: str | None = None  # how the client believes the last work ended
+    last_error: tuple = ()  # the (code, message) of the error it learned that work ended with, () if none
+    closed: bool = False  # it sent session/close on this connection: it submits nothing more there (C14)
 
 
 class Link(NamedTuple):
@@ -165,6 +196,10 @@ class Budget(NamedTuple):
     failures: int = 0
     restarts: int = 0
     own_work: int = 0  # agent-initiated foreground work the agent may still start (S17)
+    forgets: int = 0  # retained messages the retention policy may still drop (R4)
+    retries: int = 0  # submissions a client that timed out waiting may still send again (P12)
+    notices: int = 0  # advisory notices the agent may still send (N5)
+    closes: int = 0  # session/close requests clients may still send (C14)
 
 
 class World(NamedTuple):

@@ -1,6 +1,7 @@
 """Symmetry reduction for the ACP model: clients are interchangeable.
 
-A state's fingerprint is the hash of a representative of its orbit under
+A state's fingerprint is the structural fingerprint
+(:mod:`acplab.model.engine.fingerprint`) of a representative of its orbit under
 permutations of the clients: the clients are ordered by their own state (the
 client record, its connection's channels and whether the agent has it
 attached), and every place that names a client by index is renamed the same
@@ -16,16 +17,19 @@ twice; that costs states, never soundness.
 
 from __future__ import annotations
 
+from acplab.model.engine.fingerprint import fingerprint
+
 from .state import World
 
 
 def client_order(w: World) -> list[int]:
-    """Client indices sorted by (the hash of) each client's local state.
+    """Client indices sorted by (the structural fingerprint of) each client's local state.
 
     Any fixed total order on distinct local states gives the same number of
-    representatives; hashing avoids comparing None with strings.
+    representatives; fingerprints avoid comparing None with strings, and are
+    the same in every process, so the representative is too.
     """
-    keys = [hash((w.clients[c], w.links[c], w.agent.attached[c])) for c in range(len(w.clients))]
+    keys = [fingerprint((w.clients[c], w.links[c], w.agent.attached[c])) for c in range(len(w.clients))]
     return sorted(range(len(keys)), key=keys.__getitem__)
 
 
@@ -43,11 +47,13 @@ def permute(w: World, order: list[int], monitors) -> World:
     reqs = tuple(r._replace(client=new_index[r.client],
                             replayed_to=tuple(sorted(new_index[c] for c in r.replayed_to))) for r in a.reqs)
     work = a.work
-    if work is not None and work.perm_client is not None:
-        work = work._replace(perm_client=new_index[work.perm_client])
+    if work is not None and work.perms:
+        work = work._replace(perms=tuple((k, rid, None if c is None else new_index[c]) for k, rid, c in work.perms))
     if work is not None and work.hook is not None:
         work = work._replace(hook=(new_index[work.hook[0]],) + work.hook[1:])
-    agent = a._replace(history=history, reqs=reqs, work=work, attached=tuple(a.attached[c] for c in order))
+    agent = a._replace(history=history, reqs=reqs, work=work, attached=tuple(a.attached[c] for c in order),
+                       resumes=tuple(r._replace(client=new_index[r.client]) for r in a.resumes),
+                       closing=tuple((new_index[x[0]],) + x[1:] for x in a.closing))
     mon = list(w.mon)
     for k, monitor in monitors:
         if mon[k]:  # empty bookkeeping names no client
@@ -66,10 +72,10 @@ def canonical_hasher(all_monitors):
 
     monitors = [(k, m) for k, m in enumerate(all_monitors) if type(m).rename_clients is not Monitor.rename_clients]
 
-    def canonical_hash(w: World) -> int:
+    def canonical_fingerprint(w: World) -> int:
         order = client_order(w)
         if order == list(range(len(order))):
-            return hash(w)
-        return hash(permute(w, order, monitors))
+            return fingerprint(w)
+        return fingerprint(permute(w, order, monitors))
 
-    return canonical_hash
+    return canonical_fingerprint

@@ -111,10 +111,15 @@ def streamed_user_message(w: World) -> bool:
 
 
 def command_live_not_replayed(w: World) -> bool:
-    """A live-only command was shown live, and a client was later rebuilt by replay (P10, R4)."""
+    """A live-only command, answered on the client's first connection (so in the history before the replay),
+    is shown live by a client that a later replay rebuilt without it (P10, R4)."""
     live_only = {e.mid for e in w.agent.history if e.origin == "command" and not e.retained}
-    seen_live = any(item.mid in live_only for client in w.clients for item in client.feed)
-    return seen_live and any(client.view == "replayed" for client in w.clients)
+    for client in w.clients:
+        before = {s.mid for s in client.subs if s.status == "accepted" and s.epoch == 0} & live_only
+        if client.view == "replayed" and client.epoch > 0 and any(
+                item.mid in before and not item.provisional for item in client.feed):
+            return True
+    return False
 
 
 def retained_command_replayed(w: World) -> bool:
@@ -185,8 +190,13 @@ def work_cancelled(w: World) -> bool:
 
 
 def replay_while_running(w: World) -> bool:
-    """A client was rebuilt by replay while foreground work was still running (X28)."""
-    return w.agent.work is not None and any(c.view == "replayed" for c in w.clients)
+    """A client was rebuilt by replay while foreground work was still running (X28): its feed shows the
+    running work's message, which it can only have from the replay, since its live report is still due."""
+    work = w.agent.work
+    if work is None:
+        return False
+    due = {r.mid for r in w.agent.reqs if r.inserted and not r.echoed and r.mid in work.mids}
+    return any(c.view == "replayed" and any(i.mid in due and not i.provisional for i in c.feed) for c in w.clients)
 
 
 def permission_pending(w: World) -> bool:
@@ -240,6 +250,228 @@ def hook_outlives_rejection(w: World) -> bool:
         sub.status == "rejected" for _, _, sub in _subs_of(w))
 
 
+def custom_stop_reason_seen(w: World) -> bool:
+    """A client learned that work ended with a custom, ``_``-prefixed stop reason (S5, W6)."""
+    return any((c.last_stop or "").startswith("_") for c in w.clients)
+
+
+def refusal_seen(w: World) -> bool:
+    """A client learned that work ended with the standard stop reason refusal (S5)."""
+    return any(c.last_stop == "refusal" for c in w.clients)
+
+
+def live_inside_replay_window(w: World) -> bool:
+    """A client whose resume with replay is still being served already shows a message inserted after its
+    resume arrived: live work went on inside the replay window and reached it live (R3)."""
+    for r in w.agent.resumes:
+        later = {e.mid for e in w.agent.history[r.end:]}
+        if r.replay and r.cursor < r.end and any(i.mid in later for i in w.clients[r.client].feed):
+            return True
+    return False
+
+
+def retry_made_second_message(w: World) -> bool:
+    """A client that timed out and retried on the same connection has two accepted submissions of one text
+    under two IDs: the retry was a second message (P12; the RFD's FAQ: retrying is not safe)."""
+    for client in w.clients:
+        accepted = [s for s in client.subs if s.status == "accepted"]
+        if any(a.epoch == b.epoch and a.content == b.content and a.mid != b.mid
+               for i, a in enumerate(accepted) for b in accepted[i + 1:]):
+            return True
+    return False
+
+
+def _after_work_started(w: World, origin: str) -> bool:
+    """An entry of ``origin`` sits in the history after the first message of the prompt work still running."""
+    work = w.agent.work
+    if work is None or work.command or not work.mids:
+        return False
+    mids = [e.mid for e in w.agent.history]
+    start = mids.index(work.mids[0]) if work.mids[0] in mids else len(mids)
+    return any(e.origin == origin for e in w.agent.history[start + 1:])
+
+
+def imported_while_busy(w: World) -> bool:
+    """A message was imported while a prompt's work ran (U14, S6)."""
+    return _after_work_started(w, "imported")
+
+
+def command_while_busy(w: World) -> bool:
+    """A locally handled command was inserted while a prompt's work ran (P10, P11)."""
+    return _after_work_started(w, "command")
+
+
+def late_joiner_replayed(w: World) -> bool:
+    """A client that joined the live session late (its first connection is epoch 0 after none) was rebuilt by
+    replay and shows another client's message under its ID (R1, R5)."""
+    for c, client in enumerate(w.clients):
+        if client.epoch == 0 and client.cut and client.view == "replayed":
+            theirs = {e.mid for e in w.agent.history if e.sub is not None and e.sub[0] != c}
+            if any(i.mid in theirs and not i.provisional for i in client.feed):
+                return True
+    return False
+
+
+def late_joiner_without_replay(w: World) -> bool:
+    """A late joiner resumed without replay knows the session's current state from the snapshot alone (S13)."""
+    return any(client.epoch == 0 and client.cut and client.view == "resumed" and not client.subs
+               and client.fg == w.agent.fg for client in w.clients) and w.agent.fg != "idle"
+
+
+def notice_in_flight(w: World) -> bool:
+    """An advisory notice is on its way to a client while a prompt's work runs (N5)."""
+    return w.agent.work is not None and any(
+        getattr(getattr(m, "update", None), "kind", None) == "notice" for link in w.links for m in link.to_client)
+
+
+def _in_flight_updates(w: World):
+    for link in w.links:
+        for m in link.to_client:
+            u = getattr(m, "update", None)
+            if u is not None:
+                yield u
+
+
+def background_reports_while_idle(w: World) -> bool:
+    """Background work listed by the idle that ended its turn reported a final status while the agent is idle
+    (S11, G1): updates after idle that change no state."""
+    return w.agent.fg == "idle" and w.agent.work is None and any(final for _t, final in w.agent.background)
+
+
+def background_finished_during_turn(w: World) -> bool:
+    """A background call's final status went out while later foreground work runs (``background_overlap``):
+    the drop then comes in that work's own state updates (G1, G4, G7, S11)."""
+    return w.agent.work is not None and any(final for _t, final in w.agent.background)
+
+
+def background_ended_by_snapshot(w: World) -> bool:
+    """A ``background: []`` snapshot is on its way: the work the last idle listed has ended (G1, G4)."""
+    return any(u.kind == "state_update" and u.background == () for u in _in_flight_updates(w))
+
+
+def close_answered_after_cancelled_idle(w: World) -> bool:
+    """A ``session/close`` response is on its way behind the cancelled idle of the work the close ended (C14)."""
+    for link in w.links:
+        kinds = [(m.kind, getattr(getattr(m, "update", None), "stop_reason", None)) for m in link.to_client]
+        if ("close_result", None) in kinds and ("update", "cancelled") in kinds[:kinds.index(("close_result", None))]:
+            return True
+    return False
+
+
+def held_prompt_withdrawn_by_close(w: World) -> bool:
+    """A client that closed the session had a held prompt withdrawn with -32800 by the close (C14, C4)."""
+    return any(c.closed and any(s.status == "cancelled" for s in c.subs) for c in w.clients)
+
+
+def two_permissions_outstanding(w: World) -> bool:
+    """A client holds two permission requests of one turn's parallel tool calls, both still to answer (S8)."""
+    return any(len(c.perms) == 2 and not any(cancelled for _rid, cancelled in c.perms) for c in w.clients)
+
+
+def second_permission_answered_first(w: World) -> bool:
+    """Of two parallel tool calls, the second's permission was answered while the first's is still open (S9)."""
+    work = w.agent.work
+    return work is not None and len(work.tools) == 2 and work.tools[0] == "pending" and work.tools[1] != "pending"
+
+
+def cancel_with_two_permissions_pending(w: World) -> bool:
+    """``session/cancel`` found two permission requests outstanding: the client got a ``$/cancel_request`` for
+    each (C11)."""
+    return any(len(c.perms) == 2 and all(cancelled for _rid, cancelled in c.perms) for c in w.clients)
+
+
+def native_id_accepted(w: World) -> bool:
+    """A client's prompt was accepted under the runtime's native ID and the client shows it under that ID (P8)."""
+    return any(s.status == "accepted" and s.mid is not None and s.mid.startswith("n")
+               and any(i.mid == s.mid and not i.provisional for i in c.feed) for c in w.clients for s in c.subs)
+
+
+def native_and_adapter_ids(w: World) -> bool:
+    """The history holds a prompt under a native ID and a message under an adapter-owned one (P5, P8)."""
+    owners = {e.mid[0] for e in w.agent.history if e.role == "user"}
+    return owners == {"n", "m"}
+
+
+def _in_flight_user_updates(w: World):
+    """``(update, its history entry)`` for every user message update on its way to a client."""
+    for u in _in_flight_updates(w):
+        if u.kind in ("user_message", "user_message_chunk"):
+            e = _entry(w, u.message_id)
+            if e is not None and e.origin == "prompt":
+                yield u, e
+
+
+def chunked_live_replayed_full(w: World) -> bool:
+    """A prompt reported live as chunks is rebuilt by replay as one full-content update (U13, R7)."""
+    return any(u.kind == "user_message" and u.content and e.chunked for u, e in _in_flight_user_updates(w))
+
+
+def full_live_replayed_chunked(w: World) -> bool:
+    """A prompt reported live as one full-content update is rebuilt by replay as chunks (U13, R7)."""
+    return any(u.kind == "user_message_chunk" and not e.chunked for u, e in _in_flight_user_updates(w))
+
+
+def later_message_replayed_after_trim(w: World) -> bool:
+    """The retention policy forgot the first user message; a replay then showed a later one under its own ID
+    (R4, R5)."""
+    prompts = [e for e in w.agent.history if e.role == "user"]
+    if len(prompts) < 2 or prompts[0].retained or not prompts[1].retained:
+        return False
+    return any(c.view == "replayed" and any(i.mid == prompts[1].mid and not i.provisional for i in c.feed)
+               and all(i.mid != prompts[0].mid for i in c.feed) for c in w.clients)
+
+
+def late_joiner_loaded(w: World) -> bool:
+    """A late joiner attached with ``session/load``: its response is on the way and it already shows another
+    client's message, rebuilt by the load's replay (R1, R5)."""
+    for c, link in enumerate(w.links):
+        if any(m.kind == "load_result" for m in link.to_client):
+            theirs = {e.mid for e in w.agent.history if e.sub is not None and e.sub[0] != c}
+            if any(i.mid in theirs and not i.provisional for i in w.clients[c].feed):
+                return True
+    return False
+
+
+def load_reset_before_chunks(w: World) -> bool:
+    """A ``session/load`` rebuilds a chunk-reported message on its way to the joiner: the ``content: []`` reset,
+    then the chunks, then the load's response (R7, R13)."""
+    for link in w.links:
+        kinds = [(m.kind, getattr(getattr(m, "update", None), "kind", None), getattr(m, "update", None))
+                 for m in link.to_client]
+        if not any(k == "load_result" for k, _u, _x in kinds):
+            continue
+        reset = [u.message_id for _k, kind, u in kinds if kind == "user_message" and u.content == ()]
+        if any(kind == "user_message_chunk" and u.message_id in reset for _k, kind, u in kinds):
+            return True
+    return False
+
+
+def forgotten_not_replayed(w: World) -> bool:
+    """A prompt retained at insertion was forgotten by the retention policy before a replay, which left it
+    out (R4): at rest, the replayed client shows every other message, not that one."""
+    if w.agent.reqs or w.agent.work is not None:
+        return False
+    forgotten = {e.mid for e in w.agent.history if e.origin == "prompt" and not e.retained}
+    for c, client in enumerate(w.clients):
+        if client.view == "replayed" and not w.links[c].to_client and forgotten - {i.mid for i in client.feed}:
+            return True
+    return False
+
+
+def hook_withdrawn_by_cancel_request(w: World) -> bool:
+    """A hook runs cancelled after ``$/cancel_request`` withdrew its prompt and retired the ID the prompt
+    was assigned in advance (C1, C7, P16, S4)."""
+    work = w.agent.work
+    return work is not None and work.origin == "hook" and work.cancelled and work.hook is None and bool(
+        w.agent.withdrawn) and any(sub.status == "cancelled" for _, _, sub in _subs_of(w))
+
+
+def hook_cancelled_by_session_cancel(w: World) -> bool:
+    """``session/cancel`` cancelled a hook while its prompt was still held (C4, C7, S4)."""
+    work = w.agent.work
+    return work is not None and work.origin == "hook" and work.cancelled and work.hook is not None
+
+
 def requires_action_after_reconnect(w: World) -> bool:
     """A client that reconnected learns from the resume snapshot that work awaits the user (S9, S13)."""
     return w.agent.fg == "requires_action" and any(
@@ -249,9 +481,10 @@ def requires_action_after_reconnect(w: World) -> bool:
 def requires_action_seen_by_other(w: World) -> bool:
     """A client that was not asked sees requires_action (the state is session-wide, S8)."""
     work = w.agent.work
-    if work is None or work.perm_client is None:
+    askers = {asked for _k, _rid, asked in work.perms} - {None} if work is not None else set()
+    if not askers:
         return False
-    return any(c != work.perm_client and client.fg == "requires_action" for c, client in enumerate(w.clients))
+    return any(c not in askers and client.fg == "requires_action" for c, client in enumerate(w.clients))
 
 
 def fresh_id_after_restart(w: World) -> bool:
@@ -320,6 +553,33 @@ WITNESSES = {
         _w(agent_initiated_work, "S17"),
         _w(running_before_insertion, "S4"),
         _w(hook_outlives_rejection, "S4", "E11"),
+        _w(forgotten_not_replayed, "R4", "R1"),
+        _w(notice_in_flight, "N5"),
+        _w(background_reports_while_idle, "S11", "G1"),
+        _w(close_answered_after_cancelled_idle, "C14", "G6"),
+        _w(two_permissions_outstanding, "S8"),
+        _w(native_id_accepted, "P8", "P4"),
+        _w(late_joiner_loaded, "R1", "R5"),
+        _w(load_reset_before_chunks, "R7", "R13"),
+        _w(later_message_replayed_after_trim, "R4", "R5"),
+        _w(chunked_live_replayed_full, "U13", "R7"),
+        _w(full_live_replayed_chunked, "U13", "R7"),
+        _w(native_and_adapter_ids, "P5", "P8"),
+        _w(second_permission_answered_first, "S9"),
+        _w(cancel_with_two_permissions_pending, "C11"),
+        _w(held_prompt_withdrawn_by_close, "C14", "C4"),
+        _w(background_ended_by_snapshot, "G1", "G4"),
+        _w(background_finished_during_turn, "G7", "S11"),
+        _w(late_joiner_replayed, "R1", "R5"),
+        _w(late_joiner_without_replay, "S13"),
+        _w(imported_while_busy, "U14", "S6"),
+        _w(command_while_busy, "P10", "P11"),
+        _w(retry_made_second_message, "P12"),
+        _w(live_inside_replay_window, "R3", "S13"),
+        _w(custom_stop_reason_seen, "S5", "W6"),
+        _w(refusal_seen, "S5"),
+        _w(hook_withdrawn_by_cancel_request, "C1", "C7", "P16", "S4"),
+        _w(hook_cancelled_by_session_cancel, "C4", "C7", "S4"),
         _w(requires_action_after_reconnect, "S9", "S13"),
         _w(requires_action_seen_by_other, "S8"),
         _w(fresh_id_after_restart, "P5"),

@@ -11,6 +11,8 @@ diagram; TwoPhase: the text trace); ``--html`` adds one self-contained
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,13 +20,17 @@ from dataclasses import dataclass, field
 import click
 
 from acplab.model.engine import Limits, Result
-from acplab.model.engine.parallel import explore_levels
+from acplab.model.engine import explore
+from acplab.model.engine.hooks import hooks_of
 from acplab.model.engine.walk import random_walks
 from acplab.model.errors import InputError
-from acplab.model.render.artefacts import fresh_out_dir, write_behaviour, write_bridge_behaviour
-from acplab.model.render.traces import state_diff_trace
+from acplab.model.render.artefacts import fresh_out_dir, write_atomic, write_behaviour, write_bridge_behaviour
+from acplab.model.render.traces import state_diff_trace, wire_records
+from acplab.model.trace.visible import wire_visibility
 from acplab.model.engine.verdicts import exit_code
-from .progress import explorer_progress
+from .progress import Progress
+from .property_list import (NO_STUCK, PROPERTY_SETS, Selection, print_properties, properties_asked,  # noqa: F401
+                            property_rows, select_properties)  # (re-exported: the command line and tests use them here)
 from .report import coverage_json, print_json, result_json
 
 
@@ -37,6 +43,7 @@ class Output:
     out: str | None = None
     html: bool = False
     witnesses: object = None
+    itf: bool = False  # also an ITF trace (X.itf.json) per run: ACP and bridge models, which have a wire
 
 
 @dataclass
@@ -48,18 +55,36 @@ class Target:
     header: str  # the first line of text output
     facts: list  # (name, value) rows for the report
     spec_label: str  # "spec rfd, scenario default": closes every run title
-    write: Callable  # (base, model, path, title, violation, rules) -> files
+    write: Callable  # (base, model, path, title, violation, rules, itf=None) -> files; itf: #meta.acplab
     view: Callable  # runview builder: (ident, kind, name, title, model, path, **kw) -> run
     summary: dict = field(default_factory=dict)  # extra JSON fields
     identity: str = ""  # what a checkpoint is of: a resumed run must check the same thing
     prepare: Callable | None = None  # (search) -> why the model gets no reduction, or None
     #: (actions per kind) -> sentences on what the bounds allow and no transition did
     coverage_warnings: Callable | None = None
+    #: property -> what the spec declares of it ("by design: ..." / "not applicable: ..."), shown beside
+    #: its violation; the verdict stays the search's (the matrix is what turns these into cells)
+    declared: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Search:
-    """How ``acplab check`` searches: workers, reduction, checkpoints, or random walks instead."""
+    """How ``acplab check`` searches: workers, reduction, checkpoints, or random walks instead.
+
+    ``stop`` (the default; ``--continue`` clears it) ends the breadth-first
+    search after the level of its first violation, as TLC does: that level
+    was generated and judged whole, so every property violated there is
+    reported with a shortest counterexample, on any number of workers,
+    reduced or not (:func:`acplab.model.engine.por.confirm`).  What a stop
+    leaves unjudged it says: the verdict is ``violated`` (never ``holds``),
+    ``complete`` is false, and ``eventually`` properties and missing
+    witnesses, which need the whole graph, are not judged; properties not
+    violated by then are unknown, not holding (``--continue`` explores on to
+    collect every violated property, each with its own shortest
+    counterexample).  A warning (a SHOULD) does not stop.  With
+    ``--checkpoint`` the stop writes a snapshot, which ``--continue`` resumes
+    to explore on.  Random walks (``--walk``) take every walk either way.
+    """
 
     workers: int | None = None  # None: one per core
     por: bool = True
@@ -68,6 +93,7 @@ class Search:
     walk: int | None = None  # random walks instead of an exhaustive search
     seed: int = 0
     max_depth: int | None = None
+    stop: bool = True  # stop at the first violation (not --continue)
 
     def run(self, model, limits: Limits, progress, identity: str) -> Result:
         """Random walks, or the exhaustive search on ``workers`` processes (with checkpoints)."""
@@ -75,16 +101,25 @@ class Search:
             return random_walks(model, self.walk, self.seed, self.max_depth or 200, progress, limits.max_seconds)
         workers = self.workers or os.cpu_count() or 1
         limits = Limits(limits.max_states, limits.max_seconds, self.max_depth)
-        return explore_levels(model, limits, workers, progress, por=self.por, checkpoint=self.checkpoint,
-                              checkpoint_every=self.checkpoint_every, identity=identity)
+        return explore(model, limits, progress, stop_on_violation=self.stop, por=self.por, workers=workers,
+                       checkpoint=self.checkpoint, checkpoint_every=self.checkpoint_every, identity=identity)
+
+    def stopped(self, result: Result) -> bool:
+        """Whether the search ended at its first violation rather than at the end of the graph or at a limit."""
+        return self.stop and not self.walk and bool(result.violations) and not result.complete and result.limit is None
 
     def json(self, result: Result) -> dict:
         """What the search did, for the JSON summary."""
         out = {"search": "random walks" if self.walk else "breadth-first",
                "workers": 1 if self.walk else self.workers or os.cpu_count() or 1,
                "reduced": result.reduced}
+        if not self.walk:
+            out["stop_at_first_violation"] = self.stop
+            out["stopped_at_first_violation"] = self.stopped(result)
         if result.confirmed is not None:
             out["confirmed_states"] = result.confirmed
+        elif result.reduced and (result.violations or result.warnings):
+            out["confirmed_by"] = "exact levels"  # por.confirm: no state above them was reduced
         if result.note:
             out["note"] = result.note
         if result.peak_bytes:
@@ -97,17 +132,20 @@ class Search:
 # -- the three kinds of model ------------------------------------------------------------
 
 
-#: what judges an ACP check (issue 12: one monitor set for the explorer, the simulator and trace check)
+#: what judges an ACP check (one monitor set for the explorer, the simulator and trace check)
 MONITORS_FACT = ("the trace checker's rule monitors over what the agent's side of each connection sees and the "
                  "agent's internal events, plus the model monitors that judge what clients show")
+GOALS_FACT = "the design-neutral goals of `acplab matrix` (acplab.model.acp.goals), judged on what users see"
 
 
-def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, **overrides):
+def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False, *, properties: str = "rules",
+              only: Selection | None = None, **overrides):
     """The ACP model for a spec and a scenario (default: the default scenario), with bound overrides.
 
     With the scenario's own bounds its witnesses are required (a missing one
     is a violation); once the user changes a bound, a witness those bounds
-    cannot reach is only a warning that names it.
+    cannot reach is only a warning that names it.  ``only`` (``--property``)
+    keeps just the named properties and witnesses (:class:`Selection`).
     """
     from acplab.model.acp.model import AcpModel
     from acplab.model.acp.scenarios import DEFAULT, get_scenario
@@ -118,10 +156,26 @@ def acp_model(spec_name: str, scenario_name: str | None, symmetry: bool = False,
     scenario = get_scenario(scenario_name) if scenario_name else DEFAULT
     changes = {k: v for k, v in overrides.items() if v is not None}
     bounds = scenario.bounds._replace(**changes)
-    witnesses = [WITNESSES[w] for w in scenario.witnesses]
-    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry)
+    witnesses = [WITNESSES[w] for w in scenario.witnesses if only is None or only.keeps_witness(w)]
+    model = AcpModel(spec, bounds, witnesses, symmetry=symmetry,
+                     monitors=judged_by(properties, None if only is None else only.names))
     model.witnesses_required = bounds == scenario.bounds
+    if only is not None and NO_STUCK not in only.names:
+        model.check_deadlock = False  # the engine's deadlock is the property NoStuckState: left out too
     return model, scenario
+
+
+
+
+def judged_by(properties: str, only: frozenset | None = None) -> tuple:
+    """The monitors for ``--properties``: the one rule monitor set, the matrix's goals, or both; with ``only``,
+    just the monitors of the properties it names (the others are not stepped, so not evaluated)."""
+    from acplab.model.acp.goals import GOALS
+    from acplab.model.acp.monitor_set import monitor_set
+
+    goals = tuple(g for g in GOALS if only is None or g.name in only)
+    return {"rules": lambda: monitor_set(only=only), "goals": lambda: goals,
+            "all": lambda: monitor_set(only=only) + goals}[properties]()
 
 
 def bounds_text(bounds) -> str:
@@ -139,9 +193,9 @@ def _word(value) -> str:
         else str(value)
 
 
-#: the largest value ``--set`` accepts for a count (the same maxima as the shortcut options, see cli.MAXIMA)
+#: the largest value ``--set`` accepts for a count (the same maxima as the shortcut options, see option_groups.MAXIMA)
 BOUND_MAXIMA = {"clients": 8, "prompts": 16, "drops": 16, "disconnects": 16, "cancels": 16, "cancel_requests": 16,
-                "failures": 16, "restarts": 16, "imports": 16}
+                "failures": 16, "restarts": 16, "imports": 16, "own_work": 16, "contents": 16}
 
 
 def parse_bounds(settings, **shortcuts) -> dict:
@@ -179,8 +233,10 @@ def _bound_value(key: str, text: str, default):
         items = tuple(t.strip() for t in text.split(",") if t.strip())
         if not items:
             raise InputError(f"--set: {key} needs at least one text, e.g. {key}=hi,yes")
+        if len(items) > BOUND_MAXIMA.get(key, len(items)):
+            raise InputError(f"--set: {key} has at most {BOUND_MAXIMA[key]} texts, got {len(items)}")
         return items
-    if not text.isdigit() or len(text) > 9 or (key == "clients" and int(text) < 1):
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or (key == "clients" and int(text) < 1):
         raise InputError(f"--set: {key} is a whole number{' of at least 1' if key == 'clients' else ''}, got '{text}'")
     most = BOUND_MAXIMA.get(key)
     if most is not None and int(text) > most:
@@ -188,20 +244,33 @@ def _bound_value(key: str, text: str, default):
     return int(text)
 
 
-def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) -> Target:
+def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool, properties: str = "rules",
+               only: Selection | None = None) -> Target:
     from acplab.model.render.runview import acp_run
 
-    model, sc = acp_model(spec, scenario, symmetry, **bounds)
+    model, sc = acp_model(spec, scenario, symmetry, properties=properties, only=only, **bounds)
     where = f"spec {spec}, scenario {sc.name}"
     header = f"check {where}: bounds {bounds_text(model.bounds)}; symmetry {'on' if symmetry else 'off'}"
     facts = [("model", "acp (the ACP v2 prompt lifecycle)"), ("spec", f"{spec}: {model.spec.description}"),
              ("scenario", f"{sc.name}: {sc.description}"), ("bounds", bounds_text(model.bounds)),
              ("symmetry", "clients are interchangeable" if symmetry else "off"),
-             ("monitors", MONITORS_FACT)]
+             ("monitors", {"rules": MONITORS_FACT, "goals": GOALS_FACT,
+                           "all": f"{MONITORS_FACT}; and {GOALS_FACT}"}[properties])]
 
-    def write(base, model, path, title, violation, rules):
+    encoded: dict = {}  # id(path) -> (path, its wire records): each message encoded once, for files and page
+
+    def records_of(path):
+        hit = encoded.get(id(path))
+        if hit is None or hit[0] is not path:
+            hit = encoded[id(path)] = (path, wire_records(path.actions_with_effects()))
+        return hit[1]
+
+    def write(base, model, path, title, violation, rules, itf=None):
         return write_behaviour(base, model, path.actions_with_effects(), title, violation, rules,
-                               loop_start=path.loop_start)
+                               loop_start=path.loop_start, records=records_of(path), itf=itf, judge=wire_visibility)
+
+    def view(*args, **kw):
+        return acp_run(*args, records=records_of(args[5]), **kw)
 
     def prepare(search: Search) -> str | None:
         from acplab.model.acp.reduction import reduce
@@ -209,14 +278,22 @@ def acp_target(spec: str, scenario: str | None, bounds: dict, symmetry: bool) ->
         return reduce(model) if search.por and not search.walk else None
 
     def unused(actions: dict) -> list[str]:
-        from acplab.model.acp.coverage import bound_warnings
+        from acplab.model.acp.unused_bounds import bound_warnings
 
         return bound_warnings(model.bounds, actions)
 
-    identity = f"acp {spec} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors=rules"
-    return Target(model, f"{spec}-{sc.name}", header, facts, where, write, acp_run,
-                  dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict()),
-                  identity, prepare, unused)
+    # what a checkpoint is of (with the acplab version and the model code, which the checkpoint adds): the
+    # spec by its every switch, so a spec file edited between two runs is another search
+    identity = f"acp {spec} switches={spec_digest(model.spec)} {sc.name} {tuple(model.bounds)} symmetry={symmetry} monitors={properties}"
+    summary = dict(model="acp", spec=spec, scenario=sc.name, bounds=model.bounds._asdict(), properties=properties)
+    if only is not None:
+        identity += f" only={','.join(sorted(only.names))} witnesses={','.join(w for w, *_ in model.witnesses)}"
+        summary.update(checked_only=sorted(only.names), left_out=only.left_out(properties, sc.witnesses))
+        facts.append(("properties", f"only {', '.join(sorted(only.names))}; {len(summary['left_out'])} left out"))
+    declared = {p: f"not applicable: {why}" for p, why in model.spec.not_applicable} | {
+        p: f"by design: {why}" for p, why in model.spec.by_design}
+    return Target(model, f"{spec}-{sc.name}", header, facts, where, write, view, summary, identity, prepare, unused,
+                  declared)
 
 
 def bridge_target(name: str, mutant: str) -> Target:
@@ -247,9 +324,11 @@ def twophase_target(rms: int, broken: bool, symmetry: bool) -> Target:
              ("spec", "broken: the TM may commit without every Prepared" if broken else "twophase"),
              ("bounds", f"rms={rms}"), ("symmetry", "on" if symmetry else "off")]
 
-    def write(base, model, path, title, violation, rules):
+    def write(base, model, path, title, violation, rules, itf=None):
+        if itf is not None:
+            raise InputError("--itf: TwoPhase has no wire to write as an ITF trace; use --model acp or a bridge")
         txt = base.with_suffix(".txt")
-        txt.write_text(state_diff_trace(model, path, title))
+        write_atomic(txt, state_diff_trace(model, path, title))
         return [str(txt)]
 
     return Target(model, f"twophase-{rms}" + ("-broken" if broken else ""), header, facts, where, write, state_run,
@@ -279,17 +358,21 @@ def run_check(target: Target, limits: Limits, opts: Output, search: Search = Sea
     if not opts.as_json:
         click.echo(target.header)
     why_not = target.prepare(search) if target.prepare is not None else None
-    result = search.run(model, limits, explorer_progress(opts.quiet or opts.as_json), f"{target.identity} por={search.por}")
+    with Progress("check", quiet=opts.quiet or opts.as_json) as shown:
+        result = search.run(model, limits, shown.stats, f"{target.identity} por={search.por}")
     found = [w for w in wanted if result.witnesses.get(w) is not None]
     folder = None
     if result.violations or result.warnings or found or opts.html:
         folder = fresh_out_dir(opts.out, target.stem)
-    files, runs = write_runs(target, result, found, folder, opts.html)
+    files, runs = write_runs(target, result, found, folder, opts.html, opts.itf)
     summary = result_json(result, **target.summary)
     summary.update(search.json(result))
     if why_not:
         summary["note"] = "; ".join(filter(None, [summary.get("note"), f"no partial-order reduction: {why_not}"]))
     summary.update(violations_json(result, files))
+    for row in summary["violations"]:
+        if row["property"] in target.declared:
+            row["declared"] = target.declared[row["property"]]
     summary["warnings"] = warnings_json(result, files, {p.name: p.rules for p in model.properties()})
     summary["witnesses"] = witnesses_json(result, files, wanted)
     if result.coverage is not None:
@@ -303,8 +386,10 @@ def run_check(target: Target, limits: Limits, opts: Output, search: Search = Sea
     return exit_code(result.verdict)
 
 
-def write_runs(target: Target, result: Result, witnesses: list[str], folder, html: bool):
-    """Files per counterexample and per witness run; the report's runs when ``html``."""
+def write_runs(target: Target, result: Result, witnesses: list[str], folder, html: bool, itf: bool = False):
+    """Files per counterexample and per witness run (and an ITF trace when ``itf``); the report's runs when ``html``."""
+    from .schemas import SCHEMA_VERSION
+
     model = target.model
     files: dict[str, list[str]] = {}
     runs: list[dict] = []
@@ -321,11 +406,19 @@ def write_runs(target: Target, result: Result, witnesses: list[str], folder, htm
         else:
             title = f"witness {name} [{rules}] reached in {len(path)} steps ({target.spec_label})"
         base = folder / (name if violation else f"witness-{name}")
-        files[name] = target.write(base, model, path, title, violation, prop.rules)
+        about = {"schema_version": SCHEMA_VERSION, "kind": kind, "property": name, "rules": list(prop.rules)}
+        files[name] = target.write(base, model, path, title, violation, prop.rules, itf=about if itf else None)
         if html:
             runs.append(target.view(f"run{len(runs) + 1}", kind, name, title, model, path, violation=violation,
                                     rules=prop.rules, files=files[name]))
     return files, runs
+
+
+def spec_digest(spec) -> str:
+    """A digest of a spec by its every field, in order: what a checkpoint's search and a matrix cache entry's
+    model are of (a spec file edited between two runs is another model)."""
+    text = json.dumps(list(spec), default=lambda v: sorted(v, key=repr))  # no salted set order in it
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str, list[str]]:
@@ -339,25 +432,21 @@ def write_acp_counterexamples(model, result: Result, out, stem: str) -> dict[str
         title = f"{v.property.name} [{rules}] {what} in {len(v.path)} steps{loop} (spec {model.spec.name})"
         files[v.property.name] = write_behaviour(folder / v.property.name, model, v.path.actions_with_effects(), title,
                                                  (v.property.name, v.sentence), v.property.rules,
-                                                 loop_start=v.path.loop_start)
+                                                 loop_start=v.path.loop_start, judge=wire_visibility)
     return files
 
 
-#: Actions a run carried on to rest leaves out: faults and new user decisions.
-_NOT_TO_REST = frozenset({"submit", "cancel", "cancel_request", "cut", "drop_to_agent", "drop_to_client",
-                          "restart", "import", "reject", "fail", "reconnect", "assign_id", "hook",
-                          "start_own_work", "keep_working"})
-
-
 def complete_path(model, path, limit: int = 200):
-    """Carry a path on, without faults or new user actions, until nothing is left to do.
+    """Carry a path on, taking only the model's weakly fair actions (its ``fairness_class`` hook; for ACP,
+    :mod:`acplab.model.acp.fairness`: no fault, no user decision, no optional choice of the agent's), until none is.
 
     Each step takes the first such enabled action, so the result is deterministic.
     """
+    fair = hooks_of(model).fairness_class or (lambda _action: None)
     more, ordinals = [], []
     state = path.last_state
     for _ in range(limit):
-        choice = next(((i, s) for i, s in enumerate(model.successors(state)) if s[0].name not in _NOT_TO_REST), None)
+        choice = next(((i, s) for i, s in enumerate(model.successors(state)) if fair(s[0]) is not None), None)
         if choice is None:
             break
         i, successor = choice
@@ -428,10 +517,19 @@ def emit(summary: dict, as_json: bool) -> None:
     if summary.get("limit"):
         head += f" (stopped at {summary['limit']})"
     click.echo(head)
+    if summary.get("stopped_at_first_violation"):
+        steps = max(v["trace_length"] for v in summary["violations"] if not v.get("missing_witness"))
+        click.echo(f"  stopped at the first violation: every property violated in {steps} steps is listed, each "
+                   "shortest; --continue explores on to find every violated property")
+    if summary.get("checked_only"):
+        click.echo(f"  checked only {', '.join(summary['checked_only'])}; left out (not evaluated): "
+                   f"{', '.join(summary['left_out']) or 'nothing'}")
     if summary.get("reduced"):
         confirmed = summary.get("confirmed_states")
-        click.echo("  partial-order reduction" + (f"; counterexamples confirmed shortest by an unreduced search "
-                                                  f"({confirmed:,} states)" if confirmed is not None else ""))
+        click.echo("  partial-order reduction" + (
+            f"; counterexamples confirmed shortest by an unreduced search ({confirmed:,} states)"
+            if confirmed is not None else "; counterexamples shortest as found (the reduction chose no successors "
+            "above their depth)" if summary.get("confirmed_by") else ""))
     if summary.get("note"):
         click.echo(f"  note: {summary['note']}")
     real = [v for v in summary["violations"] if not v.get("missing_witness")]
@@ -444,6 +542,8 @@ def emit(summary: dict, as_json: bool) -> None:
     for v in real:
         rules = ", ".join(v["rules"]) or "no rule"
         click.echo(f"  violated {v['property']} [{rules}] in {v['trace_length']} steps: {v['sentence']}")
+        if v.get("declared"):
+            click.echo(f"    the spec declares it {v['declared']}")
         for f in v["files"]:
             click.echo(f"    {f}")
     for w in summary.get("warnings", ()):
@@ -462,54 +562,3 @@ def emit(summary: dict, as_json: bool) -> None:
         click.echo(f"  coverage: {w}")
     if summary.get("report"):
         click.echo(f"  report: {summary['report']}")
-
-
-def property_rows() -> list[dict]:
-    """``acplab properties``: each property with its expectation, rules, wire-checkability and killers.
-
-    ``kind`` is "rule" (a rule of the RFD) or "goal" (design-neutral, :mod:`acplab.model.acp.goals`;
-    its rules are context only).
-
-    ``killed_by`` names the specs that violate the property and the scenario
-    in which they do (:mod:`acplab.model.acp.killers`), and the hand-built
-    captures that make a rule monitor fail (:mod:`acplab.model.acp.rules.cases`);
-    the tests re-check every claim.
-    """
-    from acplab.model.acp.goals import GOALS
-    from acplab.model.acp.killers import KILLERS, capture_killers
-    from acplab.model.acp.model import NO_STUCK_STATE
-    from acplab.model.acp.monitor_set import monitor_properties
-
-    def row(m, kind):
-        return {"name": m.name, "kind": kind, "expectation": m.expectation, "level": m.level, "rules": list(m.rules),
-                "wire": _on_the_wire(m), "description": m.description}
-
-    rows = [row(m, "rule") for m in monitor_properties()]
-    rows.append({"name": NO_STUCK_STATE.name, "kind": "rule", "expectation": "always", "level": "error",
-                 "rules": list(NO_STUCK_STATE.rules), "wire": False, "description": NO_STUCK_STATE.description})
-    rows += [row(g, "goal") for g in GOALS]
-    captures = capture_killers()
-    for row in rows:
-        row["killed_by"] = [{"spec": spec, "scenario": sc} for spec, sc in KILLERS.get(row["name"], ())] + \
-            [{"capture": case, "rule": rule} for case, rule in captures.get(row["name"], ())]
-    return rows
-
-
-def _on_the_wire(m) -> bool:
-    """Whether ``trace check`` can judge the property from a capture alone (no sidecar, no client's screen)."""
-    group = getattr(m, "group", None)
-    if group is not None:  # a rule monitor: wire unless it needs the agent's internal events
-        return "internal" not in group.monitors[m.index].needs
-    return bool(getattr(m, "wire", False))
-
-
-def print_properties(rows: list[dict]) -> None:
-    """One line per property, then who violates it."""
-    width = max(len(r["name"]) for r in rows)
-    for r in rows:
-        kind = r["expectation"] + (" (warning)" if r["level"] == "warning" else "") + (", wire" if r["wire"] else "")
-        kind += ", goal" if r.get("kind") == "goal" else ""
-        killers = ", ".join(f"{k['spec']} in {k['scenario']}" if "spec" in k else f"capture {k['capture']}" + (f" ({k['rule']})" if k["rule"] else "")
-                            for k in r["killed_by"]) or "NOTHING"
-        click.echo(f"{r['name']:<{width}}  {kind} [{', '.join(r['rules'])}]: {r['description']}")
-        click.echo(f"{'':<{width}}  killed by {killers}")

@@ -12,7 +12,6 @@ checked before any work starts; so are output folders.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 
@@ -20,69 +19,18 @@ import click
 
 from acplab.model.errors import InputError
 
-from .checking import BOUND_MAXIMA
-
-#: upper bounds of the explorer's options.  The state space grows by a factor of about
-#: 3-10 per added client or prompt (default scenario: 2 clients 54k states in 4 s; 3 clients
-#: over 160k states in 20 s) and the explorer keeps about 1 KB per state, so --max-states
-#: 10^9 may need up to ~1 TB; a state's successors cost about clients^2.
-MAXIMA = {**BOUND_MAXIMA, "rms": 16, "max_states": 10 ** 9, "max_seconds": 1e6, "workers": 256, "max_depth": 10 ** 6,
-          "walk": 10 ** 9, "seed": 2 ** 63 - 1}
+from . import ci_formats, option_groups, trace_options
+from .checking import PROPERTY_SETS
+from .option_groups import MAXIMA, QUIET_HELP, finite as _finite, int_in as _int_in, seconds as _seconds
+from .option_groups import reject_ignored as _reject_ignored, spec_from_file as _spec_from_file
+from .progress import Progress
+from .switches import switches_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="acplab")
 def cli() -> None:
     """acplab: explore, simulate and check the ACP v2 prompt lifecycle."""
-
-
-QUIET_HELP = "No progress display and no notes on stderr; stdout and the exit code stay the same."
-
-
-def _number(value) -> str:
-    """A number for a message (an int past 4,300 digits has no str)."""
-    try:
-        text = str(value)
-    except ValueError:
-        return "a number too long to show"
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _int_in(low: int, key: str | None = None):
-    """A callback: an integer from ``low`` to ``MAXIMA[key]`` (no maximum without a key)."""
-
-    def callback(ctx, param, value):
-        if value is None:
-            return value
-        high = MAXIMA.get(key) if key else None
-        if value < low or (high is not None and value > high):
-            allowed = f"{low}..{high:,}" if high is not None else f"at least {low}"
-            raise click.BadParameter(f"must be {allowed}, got {_number(value)}")
-        return value
-
-    return callback
-
-
-
-
-def _seconds(ctx, param, value):
-    """A time limit: finite, positive, at most ``MAXIMA['max_seconds']``."""
-    if value is not None and not (math.isfinite(value) and 0 < value <= MAXIMA["max_seconds"]):
-        raise click.BadParameter(f"must be a number of seconds in (0, {MAXIMA['max_seconds']:g}], got {value}")
-    return value
-
-
-def _interval(ctx, param, value):
-    """A period: finite, 0 (every level) up to ``MAXIMA['max_seconds']``."""
-    if value is not None and not (math.isfinite(value) and 0 <= value <= MAXIMA["max_seconds"]):
-        raise click.BadParameter(f"must be a number of seconds in [0, {MAXIMA['max_seconds']:g}], got {value}")
-    return value
-
-
-def _finite(ctx, param, value):
-    if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"must be a finite number, got {value}")
-    return value
 
 
 @cli.command()
@@ -101,43 +49,30 @@ def _finite(ctx, param, value):
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Any other bound a scenario sets (failures, cancels, cancel_requests, restarts, imports, chunks, "
                    "tools, permission, contents=hi,yes, ...); repeatable.")
+@click.option("--properties", type=click.Choice(PROPERTY_SETS), default="rules", show_default=True,
+              help="Judge the RFD's rules, the matrix's design-neutral goals (what a user sees), or both.")
+@click.option("--goals", "goals_only", is_flag=True, help="The same as --properties goals.")
+@click.option("--property", "only", multiple=True, metavar="NAME",
+              help="Check only this property (a name `acplab properties` lists); repeatable. The others, and the "
+                   "scenario's witnesses not asked for with --witness, are left out (not evaluated).")
 @click.option("--rms", type=int, default=None, callback=_int_in(1, "rms"), help="TwoPhase resource managers (default 3).")
 @click.option("--broken", is_flag=True, help="TwoPhase: let the TM commit without all Prepared.")
-@click.option("--max-states", type=int, default=None, callback=_int_in(1, "max_states"),
-              help="Stop after this many states (about 1 KB of memory each).")
-@click.option("--max-seconds", type=float, default=None, callback=_seconds)
+@option_groups.limit_options
 @click.option("--symmetry/--no-symmetry", default=None,
               help="Symmetry reduction: clients (ACP) or RMs (TwoPhase) are interchangeable. "
                    "Default: on for ACP; off for TwoPhase, whose published counts are without it.")
-@click.option("--witness", "witness", multiple=True, metavar="NAME",
-              help="Also write the shortest run to this witness, like a counterexample; repeatable.")
-@click.option("--witnesses", "all_witnesses", is_flag=True, help="Also write the shortest run to every witness.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Folder for the runs' files and the report.")
-@click.option("--html", is_flag=True, help="Also write OUT/report.html: one self-contained page that steps through "
-                                           "every counterexample and witness run.")
-@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-@click.option("--workers", type=int, default=None, callback=_int_in(1, "workers"),
-              help="Processes sharing the search (default: one per core); results are the same for any number.")
-@click.option("--por/--no-por", default=True, show_default=True,
-              help="Partial-order reduction (ACP): fewer states, same verdicts, counterexamples confirmed shortest.")
-@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Folder (new, empty, or a checkpoint) for snapshots between levels; a killed check run "
-                   "again with it resumes.")
-@click.option("--checkpoint-every", type=float, default=60.0, show_default=True, callback=_interval,
-              help="Seconds between snapshots (0: after every level).")
-@click.option("--max-depth", type=int, default=None, callback=_int_in(1, "max_depth"),
-              help="Explore at most this many steps deep (the run is then incomplete); the walk length for --walk.")
-@click.option("--walk", type=int, default=None, callback=_int_in(1, "walk"),
-              help="Random walks instead of an exhaustive search: hunt bugs beyond the bounds (never holds).")
-@click.option("--seed", type=int, default=0, show_default=True, callback=_int_in(0, "seed"),
-              help="Seed of the random walks.")
+@option_groups.output_options
+@option_groups.search_options
 @click.pass_context
-def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, rms,
-          broken,
-          max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, quiet, workers, por,
-          checkpoint, checkpoint_every, max_depth, walk, seed):
-    """Explore every interleaving within bounds and check the rules."""
+def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, disconnects, settings, properties,
+          goals_only, only, rms, broken,
+          max_states, max_seconds, symmetry, witness, all_witnesses, as_json, out, html, itf, quiet, keep_going,
+          workers, por, checkpoint, checkpoint_every, max_depth, walk, seed, estimate):
+    """Explore every interleaving within bounds and check the rules.
+
+    Stops after the depth of the first violation (every property violated there is listed, each with a
+    shortest counterexample); --continue explores on to find every violated property.
+    """
     from acplab.model.engine import Limits
 
     from . import checking
@@ -146,7 +81,10 @@ def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, d
     check_out_dir(out, "check")
     _reject_ignored(ctx, model_name)
     spec = _spec_from_file(ctx, spec, spec_file)
-    opts = checking.Output(as_json, quiet, out, html, "all" if all_witnesses else (witness or None))
+    opts = checking.Output(as_json, quiet, out, html, "all" if all_witnesses else (witness or None), itf)
+    if keep_going and walk:
+        raise click.UsageError("--continue does not apply to --walk: random walks take every walk")
+    search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth, stop=not keep_going)
     if model_name.startswith("bridge-"):
         target = checking.bridge_target(model_name[len("bridge-"):], spec)
     elif model_name == "twophase":
@@ -154,43 +92,22 @@ def check(ctx, model_name, spec, spec_file, scenario, clients, prompts, drops, d
     else:
         bounds = checking.parse_bounds(settings, clients=clients, prompts=prompts, drops=drops,
                                        disconnects=disconnects)
-        target = checking.acp_target(spec, scenario, bounds, symmetry is not False)
-    search = checking.Search(workers, por, checkpoint, checkpoint_every, walk, seed, max_depth)
+        from . import estimate as est
+
+        if estimate and only:
+            raise click.UsageError("--estimate times every property: leave out --property")
+        if estimate:
+            sys.exit(est.run_estimate(spec, scenario, bounds, symmetry is not False, search,
+                                      Limits(max_states, max_seconds), opts))
+        est.guard(est.asked_counts(spec, scenario, bounds, symmetry is not False),
+                  limited=bool(max_states or max_seconds or max_depth or walk))
+        judged = checking.properties_asked(properties, goals_only)
+        target = checking.acp_target(spec, scenario, bounds, symmetry is not False, judged,
+                                     checking.select_properties(only, judged, opts.witnesses))
     sys.exit(checking.run_check(target, Limits(max_states, max_seconds), opts, search))
 
 
-#: the options of `check` each kind of model reads; giving another one is an error, not silently ignored
-_CHECK_OPTIONS = {
-    "acp": {"spec", "spec_file", "scenario", "clients", "prompts", "drops", "disconnects", "settings", "symmetry"},
-    "twophase": {"rms", "broken", "symmetry"},
-    "bridge": {"spec"},
-}
-_CHECK_COMMON = {"model_name", "max_states", "max_seconds", "witness", "all_witnesses", "as_json", "out", "html", "quiet",
-                 "workers", "por", "checkpoint", "checkpoint_every", "max_depth", "walk", "seed"}
-
-
-def _spec_from_file(ctx, spec: str, spec_file: str | None) -> str:
-    """The spec to use: a spec file's (loaded and registered for this process) or ``--spec``'s."""
-    if spec_file is None:
-        return spec
-    from click.core import ParameterSource
-
-    if ctx.get_parameter_source("spec") == ParameterSource.COMMANDLINE:
-        raise click.UsageError("--spec and --spec-file are exclusive: the file names its own spec")
-    from acplab.model.acp.specfile import load_and_register
-
-    return load_and_register(spec_file)
-
-
-def _reject_ignored(ctx, model_name: str) -> None:
-    """An option the chosen model does not read is a usage error naming it."""
-    from click.core import ParameterSource
-
-    allowed = _CHECK_OPTIONS["bridge" if model_name.startswith("bridge-") else model_name] | _CHECK_COMMON
-    for param in ctx.command.params:
-        if param.name not in allowed and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE:
-            names = "/".join(o for o in param.opts + param.secondary_opts if o.startswith("--"))
-            raise click.UsageError(f"{names} does not apply to --model {model_name}")
+cli.add_command(switches_command(QUIET_HELP))
 
 
 @cli.group()
@@ -203,17 +120,18 @@ def trace() -> None:
 @click.option("--append", is_flag=True, help="Add to an existing capture, continuing its seq numbers.")
 @click.option("--force", is_flag=True, help="Overwrite an existing capture.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+@click.option("--conn-fds", multiple=True, metavar="IN,OUT", help="Another connection to the same agent: our fd IN "
+              "to its fd IN, its fd OUT to ours (recorded as c2, c3, ...).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def record(out, append, force, quiet, command):
+def record(out, append, force, quiet, conn_fds, command):
     """Run COMMAND (an agent) behind a transparent stdio proxy and capture its traffic.
 
     Use in place of the agent command: acplab trace record --out FILE.jsonl -- AGENT [ARGS...]
     """
     from acplab.model.trace import record as recording
 
-    if not command:
-        raise click.UsageError("missing COMMAND: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
-    sys.exit(recording.record(list(command), out, append=append, force=force))
+    fds = tuple(map(recording.parse_conn_fds, conn_fds))
+    sys.exit(recording.record(list(command), out, append=append, force=force, fd_conns=fds))
 
 
 @trace.command(name="check")
@@ -227,8 +145,10 @@ def record(out, append, force, quiet, command):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for a Mermaid diagram and a JSONL window per violation (never overwritten).")
+@ci_formats.options
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def trace_check(file, spec, complete, internal, as_json, out, quiet):
+@trace_options.check_options
+def trace_check(file, spec, complete, internal, as_json, out, junit, sarif_path, quiet, no_internal, **declared):
     """Check a capture (JSON Lines) against the rules an observer of the wire can check.
 
     Exit 0 holds (warnings may be listed), 1 violated (including damaged lines inside a capture),
@@ -239,7 +159,11 @@ def trace_check(file, spec, complete, internal, as_json, out, quiet):
 
     if out is not None:
         check_out_dir(out, "trace")
-    result = tracing.check_and_write(file, spec=spec, out=out, complete=complete, internal=internal)
+    ci_formats.check_targets(junit, sarif_path)
+    result = tracing.check_and_write(file, spec=spec, out=out, complete=complete, internal=internal,
+                                     beside=not no_internal, schema=declared.pop("schema"),
+                                     switches=trace_options.switches_from(spec, **declared))
+    ci_formats.write_reports(result.to_json(), junit, sarif_path)
     tracing.print_result(result, as_json, echo=click.echo)
     sys.exit(result.exit_code)
 
@@ -326,12 +250,15 @@ def _list_out(rows: list[dict], as_json: bool) -> None:
               help="Figures folder (default: the project's figures/).")
 @click.option("--check", "check_only", is_flag=True,
               help="Regenerate into a temporary folder; exit 1 naming every file that differs from --out.")
+@click.option("--follow-symlink", is_flag=True, help="Write into the target of a symbolic link given as --out.")
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="The variant matrix's run cache (as matrix --cache): the same figures, fewer runs.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def figures(out, check_only, quiet):
+def figures(out, check_only, follow_symlink, cache, quiet):
     """Regenerate every figure (sequence and state diagrams, README) deterministically."""
     from . import figures as figs
 
-    sys.exit(figs.run(out, check_only))
+    sys.exit(figs.run(out, check_only, follow_symlink, quiet, cache))
 
 
 @cli.command()
@@ -360,38 +287,30 @@ def figures(out, check_only, quiet):
               help="Folder for violation artefacts and plots (fresh: a non-empty one gets a numbered sibling).")
 @click.option("--html", is_flag=True, help="Also write OUT/report.html: metrics, coverage, and the first run that "
                                            "violated each monitor, to step through.")
+@click.option("--explain", is_flag=True, help="After the table, what each metric means, its unit and its question.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 @click.pass_context
 def simulate(ctx, spec, spec_file, clients, sessions, prompts, latency, drop, disconnect_rate, seed, duration,
-             on_violation, settings, as_json, out, html, quiet):
+             on_violation, settings, as_json, out, html, explain, quiet):
     """Simulate timed, stochastic sessions: live monitors, metrics with 95% intervals, fault-window coverage."""
     spec = _spec_from_file(ctx, spec, spec_file)
     from .report import print_json
     from acplab.model.render.artefacts import check_out_dir, fresh_out_dir
-    from acplab.simulations.params import SimParams, check_cost
-    from acplab.simulations.simulate import cli_progress, exit_code, print_table, simulate as run_simulation
+    from acplab.simulations.params import SimParams, check_cost, with_settings
+    from acplab.simulations.simulate import exit_code, print_table, simulate as run_simulation
 
     values = dict(spec=spec, clients=clients, sessions=sessions, prompts=prompts, latency_ms=latency, drop=drop,
                   disconnect_rate=disconnect_rate, seed=seed, duration_s=duration, on_violation=on_violation)
-    for item in settings:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got '{item}'", param_hint="'--set'")
-        values[key.strip()] = value.strip()
-    params = SimParams.from_mapping(values, "simulate")
+    options = {k: "--" + {"latency_ms": "latency", "duration_s": "duration"}.get(k, k).replace("_", "-") for k in values}
+    params = SimParams.from_mapping(with_settings(values, settings, options, "simulate"), "simulate")
     check_cost(params.estimated_seconds(), "simulate")
     if out is None:
         check_out_dir(None, "simulate-" + spec)
         artefacts = "acplab-out/simulate-" + spec
     else:  # claimed now: the plots and any violation's files go into this one fresh folder
         artefacts = out = str(fresh_out_dir(out, "simulate-" + spec))
-    bar = cli_progress(quiet or as_json, params.sessions)
-    if bar is None:
-        result = run_simulation(params, artefacts)
-    else:
-        with bar:
-            task = bar.add_task("runs", total=params.sessions)
-            result = run_simulation(params, artefacts, lambda done, total: bar.update(task, completed=done))
+    with Progress("simulate", "runs", params.sessions, quiet=quiet or as_json) as shown:
+        result = run_simulation(params, artefacts, shown.count)
     summary = result.to_json()
     folder = result.folder
     if folder is None and (out is not None or html):
@@ -407,7 +326,7 @@ def simulate(ctx, spec, spec_file, clients, sessions, prompts, latency, drop, di
     if as_json:
         print_json(summary)
     else:
-        print_table(summary)
+        print_table(summary, explain=explain)
         if html:
             click.echo(f"report: {summary['report']}")
     sys.exit(exit_code(result))
@@ -432,7 +351,9 @@ def sweep(config, executor, out, workers, plots, fresh, quiet):
 
     cfg = load_config(config)
     folder = out if out is not None else "acplab-out/sweep-" + __import__("pathlib").Path(config).stem
-    sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet, fresh=fresh))
+    with Progress("sweep", "points", quiet=quiet) as shown:
+        sys.exit(run_sweep(cfg, folder, executor=executor, workers=workers, plots=plots, quiet=quiet, fresh=fresh,
+                           progress=shown.count))
 
 
 @cli.command()
@@ -449,10 +370,20 @@ def sweep(config, executor, out, workers, plots, fresh, quiet):
               help="Limit per run (cells become incomplete).")
 @click.option("--executor", default="local", show_default=True,
               help="Where the runs go: local (processes), serial, or dask://HOST:PORT (as for sweep).")
-@click.option("--html", is_flag=True, help="Also write OUT/report.html: the matrix with every violated cell's "
-                                           "counterexample to step through.")
+@click.option("--html", is_flag=True, help="Also write OUT/report.html with every violated cell's counterexample.")
+@click.option("--costs", is_flag=True, help="Also simulate each row's costs and show its spec surface: "
+              "--column costs --column surface.")
+@click.option("--column", "extra", multiple=True, metavar="NAME",
+              help="An extra column: costs, surface, or FILE.py:FACTORY returning a matrix_columns.Column (runs "
+                   "that file's code); repeatable.")
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="A folder of explored runs, kept between matrices: a run whose effective model is there is "
+                   "not explored again (made if missing).")
+@click.option("--clients", type=int, default=None, callback=_int_in(1, "clients"), help="Clients in every ACP run.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help="A bound of every ACP run, as for check.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def matrix(specs, spec_files, as_json, out, jobs, max_seconds, executor, html, quiet):
+def matrix(specs, spec_files, as_json, out, jobs, max_seconds, executor, html, costs, extra, cache, clients, settings,
+           quiet):
     """Check every variant against the design-neutral goals, then the RFD's rules.
 
     Cells: holds / violated / by design / incomplete / n/a.  Exit 1 if the rfd row violates a rule
@@ -460,45 +391,54 @@ def matrix(specs, spec_files, as_json, out, jobs, max_seconds, executor, html, q
     """
     import json as _json
 
-    from . import matrix as mx
+    from . import checking, matrix as mx
     from .matrix_report import SYMBOL, markdown, table_text
     from acplab.model.render.artefacts import fresh_out_dir
     from .report import print_json
+    from .schemas import stamped
     from acplab.model.acp.spec import get_spec
     from acplab.model.acp.specfile import load_and_register
 
     for name in specs:
         get_spec(name)
     specs = list(specs) + [load_and_register(path) for path in spec_files]
+    bounds = checking.parse_bounds(settings, clients=clients)
+    from .matrix_columns import check_names, named
+
+    columns = tuple(dict.fromkeys((("costs", "surface") if costs else ()) + tuple(named(c) for c in extra)))
+    check_names(columns)
     folder = fresh_out_dir(out, "matrix")
     if not as_json:
         names = list(specs) or mx.variant_names()
         click.echo(f"matrix: {len(names)} variants x {len(mx.GOAL_NAMES)} goals and {len(mx.PROPERTIES)} rules over "
                    f"{len(mx.MATRIX_RUNS)} scenarios, each at its own bounds: "
-                   f"{', '.join(name for name, _ in mx.MATRIX_RUNS)}; and the v1<->v2 bridges")
-    show = not quiet and not as_json and sys.stderr.isatty()
-    result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, _run_counter if show else None, executor, html)
+                   f"{', '.join(name for name, _ in mx.MATRIX_RUNS)}; and the v1<->v2 bridges"
+                   + (f"; every ACP run with {' '.join(f'{k}={v}' for k, v in bounds.items())}" if bounds else ""))
+    with Progress("matrix", "runs", quiet=quiet or as_json) as shown:
+        result = mx.run_matrix(specs or None, str(folder), jobs, max_seconds, shown.count, executor, html, bounds,
+                               columns, cache)
     if html:
         from .pages import matrix_page, write_page
 
         report = write_page(folder, matrix_page(result, folder, SYMBOL))
         result = {k: v for k, v in result.items() if k != "report_runs"} | {"report": report}
-    (folder / "matrix.json").write_text(_json.dumps(result, indent=2, allow_nan=False) + "\n")
-    (folder / "matrix.md").write_text(markdown(result, str(folder)))
+    from acplab.model.render.atomic import write_atomic
+
+    write_atomic(folder / "matrix.json", _json.dumps(stamped(result), indent=2, allow_nan=False) + "\n")
+    write_atomic(folder / "matrix.md", markdown(result, str(folder)))
     if as_json:
         print_json(result)
     else:
         click.echo(table_text(result))
-        click.echo(f"\n{result['states']:,} states in {result['seconds']:.1f} s; wrote {folder}/matrix.md")
+        click.echo(f"\n{result['states']:,} states in {result['seconds']:.1f} s ({mx.explorations_text(result)}); "
+                   f"wrote {folder}/matrix.md")
         if html:
             click.echo(f"report: {result['report']}")
     sys.exit(mx.rfd_exit_code(result))
 
 
-def _run_counter(done: int, total: int) -> None:
-    click.echo(f"\r{done}/{total} runs", err=True, nl=done == total)
-
-
+from .testing import make_test_command  # noqa: E402 - `acplab test`, in its own module
+cli.add_command(make_test_command(QUIET_HELP))
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the group; turn every failure into one line on stderr and exit 2.
 
@@ -510,10 +450,6 @@ def main(argv: list[str] | None = None) -> None:
     from . import report
 
     args = sys.argv[1:] if argv is None else list(argv)
-    if argv is None:
-        from .steady_hashes import reexec_for_checkpoints
-
-        reexec_for_checkpoints(args)
     wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     report.reset()
     try:
@@ -531,8 +467,7 @@ def main(argv: list[str] | None = None) -> None:
         _silence_stdout()
         sys.exit(141)
     except OSError as err:
-        where = f"{err.filename}: " if getattr(err, "filename", None) else ""
-        _fail(f"{where}{err.strerror or err}", wants_json)
+        _fail(report.os_error_text(err), wants_json)
     except RecursionError:
         _fail("input nested too deeply to process", wants_json)
     except MemoryError:

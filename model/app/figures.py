@@ -30,7 +30,9 @@ from pathlib import Path
 
 from acplab.model.acp.model import AcpModel
 from .checking import complete_path
-from .outfolder import check_target, list_entries, new_sibling, ownership, parent_locked, read_manifest, swap_in
+from .progress import Progress
+from .outfolder import (check_target, install, list_entries, new_sibling, ownership, parent_locked, read_manifest,
+                        recover, resolve_out)
 from acplab.model.engine import Limits, explore
 from acplab.model.render.artefacts import write_behaviour
 from acplab.model.render.mermaid import mermaid_states
@@ -170,13 +172,15 @@ def state_figures(folder: Path) -> list[Figure]:
     return figs
 
 
-def hook_figures(folder: Path) -> tuple[list[Figure], list[str]]:
-    """The variant matrix and the simulation plots, each with its caption and command."""
+def hook_figures(folder: Path, cache: str | None = None) -> tuple[list[Figure], list[str]]:
+    """The variant matrix (its runs found in ``cache`` when given: the same figures) and the simulation plots,
+    each with its caption and command."""
     from .matrix import write_figures as matrix_figures
 
     figs: list[Figure] = []
-    for writer, section in ((matrix_figures, "Variant matrix"), (simulation_figures, "Simulation plots")):
-        for files, caption, command in writer(folder):
+    for made, section in ((lambda: matrix_figures(folder, cache), "Variant matrix"),
+                          (lambda: simulation_figures(folder), "Simulation plots")):
+        for files, caption, command in made():
             files = (files,) if isinstance(files, str) else tuple(files)
             figs.append(Figure(files, caption, command, section))
     return figs, []
@@ -248,7 +252,7 @@ def _sentence(text: str) -> str:
 # -- README ------------------------------------------------------------
 
 
-def readme(figs: list[Figure], notes: list[str]) -> str:
+def readme(figs: list[Figure], notes: list[str], folder: Path | None = None) -> str:
     lines = [
         "# Figures",
         "",
@@ -280,19 +284,66 @@ def readme(figs: list[Figure], notes: list[str]) -> str:
         lines.append("")
     if notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
-    return "\n".join(lines)
+    return "\n".join(lines + (beside_the_docs(folder) if folder is not None else []))
+
+
+#: the cancellation diagram of the ACP docs (protocol/v2/draft/cancellation, Apache-2.0), quoted as
+#: the docs have it, to set beside acplab's own run of that scenario
+DOCS_CANCELLATION = """sequenceDiagram
+    participant Client
+    participant Agent
+
+    Note over Client,Agent: 1. Session prompt in progress
+    Client->>Agent: session/prompt (id=1, "Analyze file X")
+    Agent-->>Client: response to id=1 ({})
+    Agent->>Client: session/update (state_update: running)
+
+    Note over Client,Agent: 3. Client cancels active session work
+    Client->>Agent: session/cancel (sessionId)
+
+    Note over Client,Agent: 6. Agent reports cancellation completion
+    Agent->>Client: session/update (state_update: idle, stopReason: "cancelled")"""
+BESIDE = "scenarios/cancellation.mmd"
+
+
+def beside_the_docs(folder: Path) -> list[str]:
+    """A section setting one acplab diagram (:data:`BESIDE`) beside the ACP docs' own, when it was made."""
+    if not (folder / BESIDE).is_file():
+        return []
+    ours = (folder / BESIDE).read_text(encoding="utf-8").split("---\n")[-1].strip()
+    return ["## Beside the ACP docs", "",
+            "The docs' cancellation diagram (protocol/v2/draft, steps 2, 4 and 5 left out) and acplab's run of",
+            f"the `cancellation` scenario ([`{BESIDE}`]({BESIDE})), in the same conventions: `Client` and",
+            "`Agent`, solid arrows for requests and notifications, dashed for responses, ids written `(id=1)`.", "",
+            "<table><tr><th>ACP docs</th><th>acplab</th></tr><tr><td>", "", "```mermaid", DOCS_CANCELLATION, "```", "",
+            "</td><td>", "", "```mermaid", ours, "```", "", "</td></tr></table>", ""]
+
+
 
 
 # -- driver ------------------------------------------------------------
 
 
-def generate(folder: Path) -> list[Figure]:
-    """Write every figure and the README into ``folder`` (created if needed)."""
+#: the parts of a regeneration, in order (the progress display counts them)
+PARTS = ("scenarios", "counterexamples", "state diagrams", "matrix and simulation", "screenshot")
+
+
+def generate(folder: Path, progress=None, cache: str | None = None) -> list[Figure]:
+    """Write every figure and the README into ``folder`` (created if needed); ``progress.part(name)`` per part;
+    ``cache``: the matrix's run cache (``acplab figures --cache``), which changes no byte of the figures."""
+    part = progress.part if progress is not None else (lambda name: None)
     folder.mkdir(parents=True, exist_ok=True)
-    figs = scenario_figures(folder) + counterexample_figures(folder) + state_figures(folder)
-    more, notes = hook_figures(folder)
+    part(PARTS[0])
+    figs = scenario_figures(folder)
+    part(PARTS[1])
+    figs += counterexample_figures(folder)
+    part(PARTS[2])
+    figs += state_figures(folder)
+    part(PARTS[3])
+    more, notes = hook_figures(folder, cache)
+    part(PARTS[4])
     figs += more + screenshot_figures(folder)
-    (folder / "README.md").write_text(readme(figs, notes))
+    (folder / "README.md").write_text(readme(figs, notes, folder))
     return figs
 
 
@@ -316,30 +367,33 @@ def compare(expected: Path, actual: Path) -> list[str]:
     return problems
 
 
-def run(out: str | None, check: bool) -> int:
+def run(out: str | None, check: bool, follow_symlink: bool = False, quiet: bool = False, cache: str | None = None) -> int:
     """The `acplab figures` command: regenerate ``out`` (default ``figures/``), or ``--check`` it.
 
-    Regeneration writes into a temporary sibling folder and swaps it in
-    (:mod:`.outfolder`): files the tool did not write are kept, never deleted
-    or overwritten; the folder is checked before any work starts.
+    Regeneration writes into a temporary folder, then puts each generated
+    file in place (:mod:`.outfolder`): files and folders the tool did not
+    write are never touched; the folder is checked before any work starts.
     """
-    folder = Path(out) if out else default_folder()
     started = time.perf_counter()
     if check:
+        folder = Path(out) if out else default_folder()
         with tempfile.TemporaryDirectory(prefix="acplab-figures-") as tmp:
             fresh = Path(tmp) / "figures"
-            generate(fresh)
+            with Progress("figures", "parts", len(PARTS), quiet=quiet) as shown:
+                generate(fresh, shown, cache=cache)
             return _report_check(fresh, folder, started)
-    folder = Path(os.path.realpath(folder))
-    check_target(folder)
+    folder = resolve_out(str(out) if out else str(default_folder()), follow_symlink)
     with parent_locked(folder):
+        for note in recover(folder):
+            print(note, file=sys.stderr)
+        check_target(folder)
         fresh = new_sibling(folder)
         try:
-            figs = generate(fresh)
-            done = swap_in(fresh, folder)
-        except BaseException:
+            with Progress("figures", "parts", len(PARTS), quiet=quiet) as shown:
+                figs = generate(fresh, shown, cache=cache)
+            done = install(fresh, folder)
+        finally:
             shutil.rmtree(fresh, ignore_errors=True)
-            raise
     seconds = time.perf_counter() - started
     kept = f"; kept {len(done['kept'])} file(s) it did not write" if done["kept"] else ""
     print(f"wrote {len(done['written'])} files ({len([f for f in figs if f.files])} figures) to {folder} "

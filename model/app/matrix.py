@@ -15,8 +15,11 @@ finding), ``incomplete`` (a limit was hit, nothing violated) or ``n/a``
 (with its reason).  ``known_limitations`` lists the goals the RFD itself
 declares it does not meet; ``no_difference`` the variants whose goal cells
 equal rfd's, with the reason.  Runs that would explore the same model
-(same behaviour switches, same effective bounds) are explored once.  Runs
-go to the shared executor (:mod:`acplab.model.engine.executors`).
+(same behaviour switches, same effective bounds) are planned once; a run
+whose spec agrees with a finished run on every field that run read gets
+its result instead of being explored, and ``--cache`` keeps runs between
+matrices (:mod:`.matrix_cache`).  Runs go to the shared executor
+(:mod:`acplab.model.engine.executors`).
 """
 
 from __future__ import annotations
@@ -27,23 +30,28 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from acplab.model.acp.bounds import Bounds
+from acplab.model.acp.client_strategies import TOKEN_STRATEGIES
 from acplab.model.acp.goals import GOAL_NAMES, GOALS, KNOWN_LIMITATIONS
+from acplab.model.acp.mechanisms import design_of
 from acplab.model.acp.model import AcpModel
 from acplab.model.acp.monitor_set import monitor_properties, monitor_set
 from acplab.model.acp.scenarios import SCENARIOS
+from acplab.model.acp.specfile import SWITCHES
 from acplab.model.acp.spec import RFD, SPECS, VARIANTS, Spec
 from acplab.model.engine import Limits, explore
-from acplab.model.engine.executors import run_all
+from acplab.model.engine.executors import made_in_scratch, run_all
+from acplab.model.errors import InputError
 
 from .matrix_claims import CLAIMS, verdict
+from .matrix_faults import assemble_columns, fault_differences, plan_columns
 
 #: (scenario, bound overrides): small runs that carry the RFD's arguments: several clients, colliding
 #: client identifiers, lost responses, failures seen live (then a second turn) and after a resume,
-#: cancellation, streamed replay, retained commands.
+#: cancellation, streamed replay, retained commands, a retry after a timeout.
 MATRIX_RUNS: tuple[tuple[str, dict], ...] = (
     ("report-order", {}),
     ("multi-client", {}),
-    ("id-collision", {}),
     ("lost-response", {}),
     ("failure-after-insertion", {"prompts": 2}),
     ("failure-outcome", {}),
@@ -51,10 +59,11 @@ MATRIX_RUNS: tuple[tuple[str, dict], ...] = (
     ("cancellation", {"prompts": 1}),
     ("streamed-replay", {}),
     ("retained-command", {}),
+    ("timeout-retry", {}),  # a client that times out and retries: NoReexecution judges the user's one request
 )
 
 #: the rule monitors whose surface the ACP model produces (each has a mutant that breaks it), by area: the
-#: rules table's columns.  Every other rule monitor (JSON-RPC framing, session/close, background work, notices,
+#: rules table's columns.  Every other rule monitor (JSON-RPC framing, prompt requests,
 #: the bridges' wire rules, v1's) runs too; a violation of one is listed under ``unlisted`` and fails rfd.
 AREAS: dict[str, tuple[str, ...]] = {
     "correlation": ("PromptResultCarriesMessageId", "InsertedIdsDistinct", "ClientsLinkByResponse",
@@ -63,9 +72,12 @@ AREAS: dict[str, tuple[str, ...]] = {
                   "AcceptedMessagesReportedLive", "UserMessageReportedInPlace", "FeedFollowsHistory"),
     "work and failures": ("WorkReportedByState", "WorkEndsWithIdle", "StateUpdatesWellFormed",
                           "ErrorIdleCarriesErrorObject", "ToolCallsSettleBeforeIdle", "StateViewMatches",
-                          "OutcomeVisible"),
-    "cancellation": ("CancelRequestMatchesSender", "HeldPromptsWithdrawnOnCancel", "CancelEndsWithCancelled"),
-    "replay": ("RetainedMessagesReplayed", "ReplayResetsBeforeChunks", "CommandsRunOnce", "ViewMatchesHistory"),
+                          "OutcomeVisible", "BackgroundSnapshotsConsistent"),
+    "cancellation": ("CancelRequestMatchesSender", "HeldPromptsWithdrawnOnCancel", "CancelEndsWithCancelled",
+                     "PermissionsNotApprovedAfterCancel", "CloseEndsQuietly"),
+    "replay": ("RetainedMessagesReplayed", "ReplayResetsBeforeChunks", "CommandsRunOnce", "ViewMatchesHistory",
+               "ResumeSendsStateSnapshot"),
+    "notices": ("NoticesWellFormed",),
 }
 PROPERTIES: tuple[str, ...] = tuple(p for names in AREAS.values() for p in names)
 
@@ -117,14 +129,34 @@ def matrix_rows(names: list[str], full: bool) -> list[Row]:
     return rows
 
 
-#: switches read only on paths a bound makes unreachable: (the bound is zero, the switches)
+#: switches read only on paths a bound makes unreachable: (the bounds all zero, the switches).  A test runs
+#: the model with a recording spec to check that none of these is read when its bounds are zero.
 _UNREAD = (
     (("failures",), ("failure_before_response", "failure_report", "stale_error", "error_shape", "error_details",
-                     "abort_failure_stop", "hook_rejection_stop")),  # only after a failure or a rejection
+                     "abort_failure_stop", "hook_rejection_stop", "error_update_stop", "failed_state_vocabulary",
+                     "stray_error_read")),  # only after a failure or a rejection
     (("disconnects", "restarts"), ("state_sync_on_resume", "snapshot_outcome", "replay_reset", "replay_keeps_ids",
                                    "replay_reexecutes_commands", "echo_after_replay", "permission_on_disconnect",
                                    "ids_survive_restart")),  # only on a resume, a lost connection or a restart
+    (("busy_inserts",), ("insert_while_busy",)),  # only when a prompt may be inserted into running work
+    (("busy_commands",), ("commands_while_busy",)),
+    (("own_work",), ("agent_initiated_work",)),
+    (("hooks",), ("running_before_insertion", "withdrawn_hook_cancelled")),
+    (("early_ids",), ("ids_before_insertion",)),
+    (("permission",), ("permission_on_disconnect",)),
 )
+
+
+#: the bounds every ACP run has at least: a run's other bound values are what its verdicts assume
+_MINIMAL = Bounds(clients=1, prompts=1)
+
+
+def assumed(spec: Spec, bounds) -> dict:
+    """What one run assumes beyond the smallest run: its bound values other than :data:`_MINIMAL`'s, and
+    the switches it reads (within those bounds, :func:`_acp_key`) whose value differs from rfd's."""
+    read, rfd = _acp_key(spec, bounds), _acp_key(RFD, bounds)
+    return {"bounds": {k: v for k, v in bounds._asdict().items() if v != getattr(_MINIMAL, k)},
+            "switches": {k: getattr(read, k) for k in SWITCHES if getattr(read, k) != getattr(rfd, k)}}
 
 
 def _acp_key(spec: Spec, bounds) -> Spec:
@@ -145,7 +177,7 @@ def _acp_key(spec: Spec, bounds) -> Spec:
 def _bounds(spec: Spec, scenario: str, overrides: dict):
     """The scenario's bounds as they act on ``spec``: colliding generators matter only to client identifiers."""
     bounds = SCENARIOS[scenario].bounds._replace(**overrides)
-    if spec.client_correlation != "token" and spec.message_ids != "client_chosen":
+    if spec.client_correlation not in TOKEN_STRATEGIES and spec.message_ids != "client_chosen":
         bounds = bounds._replace(colliding_ids=False)
     return bounds
 
@@ -161,17 +193,22 @@ def run_one(task) -> dict:
         return _run_bridge(*task[1:])
     _, spec, scenario, overrides, out_dir, max_seconds, html = task
     from .checking import write_acp_counterexamples
+    from .matrix_cache import recording
 
-    model = AcpModel(spec, _bounds(spec, scenario, overrides), monitors=monitor_set() + GOALS, symmetry=True,
+    recorded, reads = recording(spec)  # the fields this run reads: what it is a run of (matrix_cache)
+    model = AcpModel(recorded, _bounds(spec, scenario, overrides), monitors=monitor_set() + GOALS, symmetry=True,
                      continue_after_violation=True)
     result = explore(model, Limits(max_seconds=max_seconds), expand_violating=True)
-    files = {}
+    read = sorted(reads)
+    files: dict = {}
+    made: dict = {}
     if result.violations and out_dir:
-        folder = Path(out_dir) / spec.name / scenario
-        folder.mkdir(parents=True, exist_ok=True)
-        files = write_acp_counterexamples(model, result, str(folder), scenario)
+        files, made = made_in_scratch(
+            lambda scratch: write_acp_counterexamples(model, result, str(scratch / spec.name / scenario), scenario),
+            out_dir)
     extra = _views(model, result, files, spec.name, scenario) if html else {}
-    return {**extra, "scenario": scenario, **_summary(result, files)}
+    return {**extra, "scenario": scenario, **_summary(result, files), **assumed(spec, model.bounds), "made": made,
+            "reads": read}
 
 
 def _summary(result, files) -> dict:
@@ -195,23 +232,27 @@ def _run_bridge(bridge, options, error_type, label, out_dir, max_seconds, html) 
 
     model = bridge_model(bridge, options, error_type)
     result = explore(model, Limits(max_seconds=max_seconds), expand_violating=True)
-    files: dict = {}
-    views: dict = {}
-    for v in result.violations:
-        name = v.property.name
-        title = f"{name} [{', '.join(v.property.rules)}] violated in {len(v.path)} steps ({label})"
-        if out_dir:
-            folder = Path(out_dir) / label.replace("@", "/")
-            folder.mkdir(parents=True, exist_ok=True)
-            files[name] = write_bridge_behaviour(folder / name, model, v.path, title, (name, v.sentence),
-                                                 v.property.rules)
-        if html:
-            from acplab.model.render.runview import bridge_run
+    titles = {v.property.name: f"{v.property.name} [{', '.join(v.property.rules)}] violated in {len(v.path)} steps "
+                               f"({label})" for v in result.violations}
 
-            views[name] = bridge_run("", "counterexample", f"{label} / {name}", title, model, v.path,
+    def write(scratch: Path) -> dict:
+        folder = scratch / label.replace("@", "/")
+        folder.mkdir(parents=True, exist_ok=True)
+        return {v.property.name: write_bridge_behaviour(folder / v.property.name, model, v.path,
+                                                        titles[v.property.name], (v.property.name, v.sentence),
+                                                        v.property.rules) for v in result.violations}
+
+    files, made = made_in_scratch(write, out_dir) if out_dir and result.violations else ({}, {})
+    views: dict = {}
+    if html:
+        from acplab.model.render.runview import bridge_run
+
+        for v in result.violations:
+            name = v.property.name
+            views[name] = bridge_run("", "counterexample", f"{label} / {name}", titles[name], model, v.path,
                                      violation=(name, v.sentence), rules=v.property.rules, files=files.get(name, []))
     rules = {p.name: list(p.rules) for p in model.properties()}
-    return {"views": views, "scenario": f"bridge-{bridge}", "rules": rules, **_summary(result, files)}
+    return {"views": views, "scenario": f"bridge-{bridge}", "rules": rules, **_summary(result, files), "made": made}
 
 
 def _views(model, result, files, spec_name: str, scenario_name: str) -> dict:
@@ -231,25 +272,41 @@ def _views(model, result, files, spec_name: str, scenario_name: str) -> dict:
     return {"views": views, "raw": raw}
 
 
-def plan(rows: list[Row], out_dir, max_seconds, html) -> tuple[list, dict]:
-    """The tasks to run (each distinct model once, the biggest first) and, per row, its tasks' indices."""
-    tasks, index, of_row = [], {}, {}
+def plan(rows: list[Row], out_dir, max_seconds, html, bounds: dict | None = None,
+         columns: dict | None = None) -> tuple[list, dict]:
+    """The tasks to run (each distinct model once, the biggest first) and, per row, its tasks' indices.
+
+    ``bounds`` (``matrix --clients/--set``) override every ACP run's bounds, over the matrix's own
+    per-scenario changes; the bridge models' bounds are fixed by the models.  With ``columns`` (a
+    dict) each ACP row's fault and strategy runs are planned too, their indices put there per row
+    (:func:`.matrix_faults.plan_columns`).
+    """
+    runs = tuple((sc, {**ov, **(bounds or {})}) for sc, ov in MATRIX_RUNS)
+    tasks: list = []
+    index: dict = {}
+    of_row: dict = {}
+
+    def add(key, task) -> int:
+        if key not in index:
+            index[key] = len(tasks)
+            tasks.append(task)
+        return index[key]
+
+    def add_acp(spec: Spec, scenario: str, overrides: dict) -> int:
+        effective = _bounds(spec, scenario, overrides)
+        return add(("acp", _acp_key(spec, effective), effective),
+                   ("acp", spec, scenario, overrides, out_dir, max_seconds, html))
+
     for row in rows:
         spec = SPECS[row.spec] if row.spec in SPECS else None
-        mine = []
         if row.bridge:
             key = ("bridge", row.bridge, row.options, spec.error_type)
-            task = ("bridge", row.bridge, row.options, spec.error_type, row.name, out_dir, max_seconds, html)
-            keys = [(key, task)]
+            of_row[row.name] = [add(key, ("bridge", row.bridge, row.options, spec.error_type, row.name, out_dir,
+                                          max_seconds, html))]
         else:
-            keys = [(("acp", _acp_key(spec, _bounds(spec, sc, ov)), _bounds(spec, sc, ov)),
-                     ("acp", spec, sc, ov, out_dir, max_seconds, html)) for sc, ov in MATRIX_RUNS]
-        for key, task in keys:
-            if key not in index:
-                index[key] = len(tasks)
-                tasks.append(task)
-            mine.append(index[key])
-        of_row[row.name] = mine
+            of_row[row.name] = [add_acp(spec, sc, ov) for sc, ov in runs]
+    if columns is not None:
+        columns.update(plan_columns([r for r in rows if not r.bridge], add_acp, runs, bounds or {}))
     return tasks, of_row
 
 
@@ -257,26 +314,68 @@ _WEIGHT = {"multi-client": 4, "id-collision": 4, "lost-response": 4}
 
 
 def run_matrix(specs=None, out_dir: str | None = None, jobs: int | None = None, max_seconds: float | None = None,
-               progress=None, executor: str = "local", html: bool = False) -> dict:
-    """Every row's runs on ``executor``; ``specs`` (names) select rows, rfd always being the baseline.
+               progress=None, executor: str = "local", html: bool = False, bounds: dict | None = None,
+               columns: tuple[str, ...] = (), cache: str | None = None) -> dict:
+    """Every row's runs on ``executor``; ``specs`` (names) select rows, rfd always being the baseline;
+    ``bounds`` override every ACP run's (see :func:`plan`), recorded as ``bounds_overrides``; ``columns``
+    names the extra columns to add (:mod:`.matrix_columns`: ``costs``, ...).  Each effective model is
+    explored once (:mod:`.matrix_cache`), and with ``cache`` (a folder) found there when an earlier
+    matrix explored it; ``explorations`` says how many runs were explored, shared and taken from the cache.
 
     With ``html`` the result also carries ``report_runs``: the shortest counterexample of every
     cell that has one, as a report run with its diagram.
     """
+    from .matrix_cache import RunCache, TaskHooks, explore_tasks, same_models
+    from .matrix_columns import add_columns, check_names
+
+    check_names(columns)
     full = not specs
     names = variant_names() if full else ["rfd"] + [n for n in dict.fromkeys(specs) if n != "rfd"]
     rows = matrix_rows(names, full or "rfd" in (specs or ()))
-    tasks, of_row = plan(rows, out_dir, max_seconds, html)
+    planned: dict = {}
+    tasks, of_row = plan(rows, out_dir, max_seconds, html, bounds, planned)
     order = sorted(range(len(tasks)), key=lambda i: -_WEIGHT.get(tasks[i][2] if tasks[i][0] == "acp" else "", 1))
+    ordered = [tasks[i] for i in order]
+    store = RunCache(cache) if cache and not html else None  # a report's diagrams are drawn from live steps
     started = time.perf_counter()
-    done = run_all(run_one, [tasks[i] for i in order], executor, jobs or os.cpu_count() or 1, progress)
+    hooks = TaskHooks(ordered, out_dir, store, _bounds, assumed, write_home)
+    done = explore_tasks(ordered, run_one, executor, jobs or os.cpu_count() or 1, progress, hooks.arrived,
+                         hooks.share_key, hooks.lookup, hooks.save)
     runs: list = [None] * len(tasks)
-    for i, result in zip(order, done):
+    for i, result in zip(order, done["results"]):
         runs[i] = result
     result = assemble(rows, runs, of_row, time.perf_counter() - started)
+    result.update(assemble_columns(rows, runs, of_row, planned, list(GOAL_NAMES), _goal_cell, _UNREAD))
+    result["fault_differences"] = fault_differences(result["faults"])
+    for name in result["fault_differences"]:
+        result["no_difference"].pop(name, None)  # the goals tell it from rfd under a fault
+    result["same_models"] = same_models(rows, runs, of_row, tasks, _bounds)
+    counts = done["counts"]
+    result["explorations"] = {"explored": counts["explored"], "shared": counts["shared"],
+                              "from_cache": counts["cache"], **({"cache": store.summary()} if store else {}),
+                              **({"cache_unused": f"{cache}: not used with --html"} if cache and html else {})}
+    if bounds:
+        result["bounds_overrides"] = dict(bounds)
+    add_columns(result, columns, rows, runs, of_row, executor, jobs or os.cpu_count() or 1)
     if html:
         result["report_runs"] = cell_runs(result, runs, of_row)
     return result
+
+
+def write_home(out_dir: str | None, made: dict[str, bytes]) -> None:
+    """Write the files a run made on its worker (``{path relative to out_dir: bytes}``) into ``out_dir``.
+
+    The folder is the matrix's own fresh one, so a file already there is a
+    clash between two runs, never a user's file: an error, not an overwrite.
+    """
+    from acplab.model.render.atomic import write_atomic
+
+    for rel, data in made.items():
+        path = Path(out_dir or ".") / rel
+        if path.exists():
+            raise InputError(f"{path}: two matrix runs made the same file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data)
 
 
 def cell_runs(matrix: dict, runs: list[dict], of_row: dict) -> list[dict]:
@@ -326,13 +425,29 @@ def _cell(row: Row, prop: str, mine: list[dict], spec: Spec) -> tuple[str, dict]
     detail: dict = {}
     if hits:
         length, scenario, v = min(hits, key=lambda h: (h[0], h[1]))
-        detail = {"trace_length": length, "scenario": scenario, "files": v["files"], "explanation": v["sentence"]}
+        detail = {"trace_length": length, "scenario": scenario, "files": v["files"], "explanation": v["sentence"],
+                  **_assumes([r for r in mine if any(x["property"] == prop for x in r["violations"])])}
     designed = dict(spec.by_design)
     if prop in designed:
         return "by design", {**detail, "reason": designed[prop], "confirmed": bool(hits)}
     if hits:
         return "violated", {**detail, "known_limitation": prop in KNOWN_LIMITATIONS}
     return ("holds" if all(r["complete"] for r in mine) else "incomplete"), {}
+
+
+def _goal_cell(row: str, spec_name: str, goal: str, mine: list[dict], spec: Spec) -> str:
+    """One goal's cell for runs of ``spec`` (a strategy's build of the row ``spec_name``)."""
+    return _cell(Row(row, spec_name), goal, mine, spec)[0]
+
+
+def _assumes(violating: list[dict]) -> dict:
+    """What a violated cell depends on: the bound values and differing switches every violating run has
+    (the runs without one of them all meet the property); bridge runs record none."""
+    if not violating or "bounds" not in violating[0]:
+        return {}
+    common = {part: {k: v for k, v in violating[0][part].items() if all(r[part].get(k) == v for r in violating)}
+              for part in ("bounds", "switches")}
+    return {"assumes": {**common, "scenarios": sorted({r["scenario"] for r in violating})}}
 
 
 def _options(row: Row) -> str:
@@ -385,7 +500,7 @@ def assemble(rows: list[Row], runs: list[dict], of_row: dict, seconds: float) ->
         "states": sum(r["states"] for r in runs),
         "seconds": round(seconds, 2),
         "runs": [{"scenario": r["scenario"], "complete": r["complete"], "states": r["states"],
-                  "seconds": round(r["seconds"], 2)} for r in runs],
+                  "seconds": round(r["seconds"], 2), "source": r.get("source", "explored")} for r in runs],
     }
 
 
@@ -409,12 +524,13 @@ def analyse(rows: list[Row], cells: dict) -> dict:
         fails = {g for r in mine for g in GOAL_NAMES if cells[r.name][g] == "violated"}
         holds = {g for g in GOAL_NAMES if all(cells[r.name][g] in ("holds", "n/a") for r in mine)}
         rfd_fails = {g for _, b in pairs for g in GOAL_NAMES if cells[b][g] == "violated"}
-        word, sentence = verdict(CLAIMS.get(name), fails, holds, rfd_fails)
+        claim = CLAIMS.get(design_of(name))
+        word, sentence = verdict(claim, fails, holds, rfd_fails)
         verdicts[name] = {
-            "claim": CLAIMS[name].text if name in CLAIMS else None, "verdict": word, "sentence": sentence,
+            "claim": claim.text if claim else None, "verdict": word, "sentence": sentence,
             "better": better, "worse": worse,
-            "also": CLAIMS[name].also if name in CLAIMS else "",
-            "note": CLAIMS[name].note if name in CLAIMS else "",
+            "also": claim.also if claim else "",
+            "note": claim.note if claim and name == design_of(name) else "",
             "rule_findings": sorted({p for r in mine for p in PROPERTIES + BRIDGE_PROPERTIES
                                      if cells[r.name][p] == "violated"}),
         }
@@ -422,11 +538,25 @@ def analyse(rows: list[Row], cells: dict) -> dict:
             same[name] = SPECS[name].no_difference or NO_DIFFERENCE_DEFAULT
     findings = [{"row": r.name, "goal": g} for r in by_spec.get("rfd", ()) for g in GOAL_NAMES
                 if cells[r.name][g] == "violated" and g not in KNOWN_LIMITATIONS]
-    return {"verdicts": verdicts, "no_difference": same, "findings": findings}
+    as_written = [{"row": r.name, "property": p} for r in by_spec.get("rfd-as-written", ())
+                  for p in GOAL_NAMES + PROPERTIES + BRIDGE_PROPERTIES
+                  if cells[r.name][p] == "violated" and p not in KNOWN_LIMITATIONS]
+    return {"verdicts": verdicts, "no_difference": same, "findings": findings, "findings_as_written": as_written}
 
 
 #: the reason given for a variant with no declared one whose goal cells equal rfd's
 NO_DIFFERENCE_DEFAULT = "no goal differs from rfd within the matrix scenarios' bounds (no reason on record)"
+
+
+def explorations_text(matrix: dict) -> str:
+    """How many runs were explored, shared with an identical run, or taken from the cache (and refused)."""
+    e = matrix["explorations"]
+    text = f"{e['explored']} runs explored, {e['shared']} shared with an identical run"
+    if "cache" in e:
+        cache = e["cache"]
+        text += f", {e['from_cache']} from the cache {cache['folder']}" + (
+            f" ({cache['refused']} stale or damaged entries not used)" if cache["refused"] else "")
+    return text + (f"; cache {e['cache_unused']}" if "cache_unused" in e else "")
 
 
 def rfd_exit_code(matrix: dict) -> int:
@@ -440,13 +570,14 @@ def rfd_exit_code(matrix: dict) -> int:
     return 3 if any("incomplete" in r.values() for r in matrix["cells"].values()) else 0
 
 
-def write_figures(folder: Path) -> list[tuple[tuple[str, ...], str, str]]:
-    """Figure hook for ``acplab figures``: the matrix as Markdown, JSON and a heat map (presets only)."""
+def write_figures(folder: Path, cache: str | None = None) -> list[tuple[tuple[str, ...], str, str]]:
+    """Figure hook for ``acplab figures``: the matrix as Markdown, JSON and a heat map (presets only); ``cache``
+    (``figures --cache``) finds runs explored before, and changes no byte (the run counts are left out)."""
     from .matrix_report import draw_heatmap, markdown
 
-    result = run_matrix()
+    result = run_matrix(columns=("costs", "surface"), cache=cache)
     (folder / "matrix").mkdir(parents=True, exist_ok=True)
-    stable = {k: v for k, v in result.items() if k not in ("seconds", "runs")}
+    stable = {k: v for k, v in result.items() if k not in ("seconds", "runs", "explorations")}
     (folder / "matrix" / "matrix.json").write_text(json.dumps(stable, indent=1, sort_keys=True) + "\n")
     (folder / "matrix" / "matrix.md").write_text(markdown(result))
     draw_heatmap(result, folder / "matrix" / "matrix.svg")

@@ -34,14 +34,18 @@ CLAIMS: dict[str, Claim] = {
         also="one response carries both the acknowledgement and the outcome, with no second signal to correlate"),
     "v2-draft": Claim(
         "an empty acceptance result leaves a correlation gap: the submitting client cannot tell which accepted "
-        "message is its own, so it cannot reconcile its optimistic copy", ("NoDuplicateMessages",)),
+        "message is its own, so it cannot reconcile its optimistic copy", ("NoDuplicateMessages",),
+        note="the draft's client drops its optimistic copy on `{}` and shows the message as reported, so no copy is "
+             "left to reconcile; it still cannot tell which reported message is its own, which no goal here judges "
+             "(the naive row keeps the copy)"),
     "client-correlation-token": Claim(
         "a second identifier needs uniqueness across clients and a mapping to history messages; it could "
         "identify a submission even if the response is lost, and could be combined with a returned messageId",
         ("NoMisattribution",), ("LostResponseRecoverable",),
         also="it also names pending input before the agent assigns an ID",
-        note="tokens are unique across clients and paired with the returned messageId, as the FAQ allows; the "
-             "misattribution appears only when two clients' generators collide (scenario id-collision)"),
+        note="tokens are unique across clients and paired with the returned messageId, which is authoritative while "
+             "connected; the token binds only a submission a cut left ambiguous. Colliding generators are a fault "
+             "column; the naive row numbers tokens per client and binds by token, and misattributes"),
     "ack-before-insertion": Claim(
         "a receipt or reservation is not insertion: the RFD keeps the request pending until insertion or "
         "rejection, and an earlier receipt would be a separate acknowledgement for a future queueing design",
@@ -60,30 +64,41 @@ CLAIMS: dict[str, Claim] = {
     "client-chosen-id": Claim(
         "client-chosen canonical IDs bring several sources of IDs and shared collision-avoidance rules",
         ("ViewsConverge",), also="the client knows the ID before any response, as a token would",
-        note="IDs are unique across clients (a UUID-like generator); the cost appears when generators collide "
-             "(scenario id-collision) and the agent has no collision rule"),
+        note="IDs are unique across clients (a UUID-like generator) and the agent rejects a prompt whose ID is "
+             "taken (the collision rule); colliding generators are a fault column; the naive row has per-client IDs "
+             "and no collision rule"),
     "prompt-as-notification": Claim(
         "a fire-and-forget prompt has no channel for errors and no way to tell the sender where (or whether) "
         "its message was accepted", ("OutcomeKnown", "NoDuplicateMessages"),
         also="symmetry: clients and agent both only notify",
-        note="the client does not guess by content or order: it just never learns which message is its own"),
+        note="the notification carries a client token (unique across clients) that the agent echoes in the "
+             "user_message, and a rejection is a prompt_rejected notification naming it, the error channel the FAQ "
+             "says the design would need; the naive row has neither, and its client never learns which message "
+             "is its own"),
     "failed-state": Claim(
         "a client that does not know a new `failed` state cannot tell that the work ended; an unknown stop "
-        "reason still arrives on an idle", ("StateAgrees",)),
+        "reason still arrives on an idle", ("StateAgrees",),
+        note="judged with the design's own vocabulary: its clients know `failed` as the end of work with an error, "
+             "and a resume snapshot after a failure says `failed`; the FAQ's cost, an existing client that does "
+             "not know `failed`, is the naive row and the rfd-vocabulary strategy"),
     "separate-error-update": Claim(
         "two signals must agree, and the error is not part of the state snapshot that mirrors and resume carry",
-        ("OutcomeKnown",)),
+        ("OutcomeKnown",),
+        note="the idle after the error update says stopReason error, so the two signals agree; the naive row's "
+             "plain idle is what makes them disagree"),
     "error-notice": Claim(
         "notices are advisory: clients may ignore them, and they must not report fatal errors",
         ("OutcomeKnown",)),
     "error-sibling-field": Claim(
         "the same wire format, but the schema cannot tie error to one stop reason: a prose rule every "
-        "implementation enforces by hand (here one that forgets it)", ("OutcomeKnown",),
+        "implementation enforces by hand", ("OutcomeKnown",),
         also="a plain-string stopReason is simpler to type in languages without tagged unions",
-        note="on the wire, the stale idle {stopReason: end_turn, error: {...}} is valid under a schema with the "
-             "sibling field and rejected by the RFD's union read as a generated decoder reads it (both derived "
-             "from the official schema in tests/test_goals.py); acplab's decoder drops that error (W7), and "
-             "rfd with the same forgetful agent meets every goal"),
+        note="agent and client both follow the prose rule here; forgetting it is a fault column applied to every "
+             "row with an error on an idle, rfd included (stale-error, and stale-error+lenient-client). On the "
+             "wire the stale idle {stopReason: end_turn, error: {...}} is valid under a schema with the sibling "
+             "field and rejected by the RFD's union as a generated decoder reads it (both derived from the "
+             "official schema in tests/test_goals.py), so under the RFD's shape the lenient client has no error "
+             "to read (W7)"),
     "new-error-type": Claim(
         "reusing the JSON-RPC error object keeps one shape before and after insertion and lets bridges "
         "convert in both directions without losing information", ("OutcomeKnown",),

@@ -1,11 +1,15 @@
 """The variant matrix as text: the Markdown review of the RFD's FAQ, the terminal tables and the heat map.
 
 Pure functions of the matrix dictionary :func:`.matrix.run_matrix` returns.
-The Markdown has the goals table first, then the RFD's rules, then the
-bridges' rules, then one paragraph per alternative: the RFD's claim,
-whether the model confirms it, refutes it or cannot speak to it, the
-shortest counterexample per violated goal, and what the alternative does
-better.
+The Markdown has the goals table first (each ✗ with the code of what it
+assumes, explained below the table), then the RFD's rules, then the
+bridges' rules, the fault columns, the client strategies, what the runs
+read, any extra columns, and the review of the FAQ alternative by
+alternative (:mod:`.matrix_review`).
+
+Text that comes from a spec (a description, a reason, a claim: a spec file
+can set them) goes through :func:`md_text`, so the document cannot carry raw
+HTML, links or table breaks of the file's author.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pathlib import Path
 from acplab.model.acp.goals import GOALS
 from acplab.model.acp.spec import SPECS
 
+from .matrix_review import assumption_text, md_text, review, strategy_words  # noqa: F401 - md_text: part of this module's face
+
 SYMBOL = {"holds": "✓", "violated": "✗", "incomplete": "?", "n/a": "–", "by design": "⊘"}
 COLOURS = {"holds": "#cfe8cf", "violated": "#f4b6b6", "incomplete": "#f6e3a1", "n/a": "#e4e4e4",
            "by design": "#dcdcf0", "known": "#f6d7b0"}
@@ -25,13 +31,27 @@ LEGEND = ("✓ holds (exhaustive within the matrix scenarios' bounds) · ✗ *n*
           "– not applicable (reason below)")
 
 
-def cell_text(matrix: dict, row: str, prop: str, link_base: str | None = None) -> str:
-    """The mark of one cell (``link_base``: link violated cells to their Mermaid diagram, relative to it)."""
+def assumption_codes(matrix: dict) -> dict[str, str]:
+    """A short code (A1, A2, ...) for each distinct assumption of a violated or by-design cell, in table order."""
+    codes: dict[str, str] = {}
+    for row in matrix["specs"]:
+        for prop in matrix["goals"] + matrix["properties"] + matrix["bridge_properties"]:
+            text = assumption_text(matrix["details"][row].get(prop, {}))
+            if text and text not in codes:
+                codes[text] = f"A{len(codes) + 1}"
+    return codes
+
+
+def cell_text(matrix: dict, row: str, prop: str, link_base: str | None = None, codes: dict | None = None) -> str:
+    """The mark of one cell (``link_base``: link violated cells to their Mermaid diagram, relative to it;
+    ``codes``: add the code of the cell's assumptions, :func:`assumption_codes`)."""
     cell = matrix["cells"][row][prop]
     detail = matrix["details"][row].get(prop, {})
     if "trace_length" not in detail:
         return SYMBOL[cell]
     text = f"{SYMBOL[cell]} {detail['trace_length']}" + (" †" if detail.get("known_limitation") else "")
+    if codes and assumption_text(detail):
+        text += f" {codes[assumption_text(detail)]}"
     mmd = next((f for f in detail.get("files", []) if f.endswith(".mmd")), None)
     if link_base is not None and mmd:
         text = f"[{text}]({_relative(mmd, link_base)})"
@@ -45,9 +65,83 @@ def _relative(path: str, base: str) -> str:
 def _table(matrix: dict, rows: list[str], props: list[str], link_base: str, first: str = "variant") -> list[str]:
     head = f"| {first} | " + " | ".join(f"{p}<br>({', '.join(matrix['rules'][p][:3])})" for p in props) + " |"
     lines = [head, "|" + "---|" * (len(props) + 1)]
+    codes = assumption_codes(matrix)
     for row in rows:
-        lines.append(f"| `{row}` | " + " | ".join(cell_text(matrix, row, p, link_base) for p in props) + " |")
+        lines.append(f"| `{row}` | " + " | ".join(cell_text(matrix, row, p, link_base, codes) for p in props) + " |")
     return lines
+
+
+def assumptions_legend(matrix: dict) -> list[str]:
+    """Each assumption code with what it stands for."""
+    return [f"- **{code}**: {md_text(text)}" for text, code in assumption_codes(matrix).items()]
+
+
+def columns_sections(matrix: dict) -> list[str]:
+    """Faults as columns, client strategies, rows identical to another's, unread switches, extra columns."""
+    out: list[str] = []
+    faults = matrix.get("faults", {})
+    if faults:
+        names = [f["name"] for f in matrix["fault_columns"]]
+        out += ["## Faults as columns", "", "Each fault is applied to every row that has the obligation it breaks and "
+                "compared with the same row on the same scenario without it: a cell lists the goals the fault "
+                "adds (✗ goal *n*), ✓ if it adds none, – if the row has no such obligation.", ""]
+        out += [f"- **{f['name']}** ({f['scenario']}): {md_text(f['meaning'])}; breaks: {md_text(f['obligation'])}."
+                for f in matrix["fault_columns"]]
+        out += ["", "| row | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1)]
+        for row, cells in faults.items():
+            out.append(f"| `{row}` | " + " | ".join(_fault_mark(cells[n]) for n in names) + " |")
+        reasons = sorted({c["reason"] for cells in faults.values() for c in cells.values() if c["cell"] == "n/a"})
+        out += ["", "Not applicable (–): " + "; ".join(md_text(r) for r in reasons) + "." if reasons else ""]
+    strategies = matrix.get("strategies", {})
+    if strategies:
+        out += ["## Client strategies", "", "Per design, the sane strategies its client authors could choose "
+                "(`model/acp/client_strategies.py`), each explored on every matrix scenario; best and worst by the "
+                "goals they violate.", ""]
+        for design, summary in strategies.items():
+            out.append(f"- `{design}`: {strategy_words(summary)}.")
+        out.append("")
+    same = matrix.get("identical_runs", {})
+    unread = matrix.get("unread_switches", {})
+    models = {row: found for row, found in matrix.get("same_models", {}).items() if row not in same}
+    if same or unread or models:
+        out += ["## What the runs read", ""]
+        out += [f"- `{row}` = `{s['as']}`: its runs are that row's (switch {', '.join(s['switches']) or 'none'} not "
+                f"read by the ACP model within the matrix's bounds)." for row, s in same.items()]
+        out += [_same_model_line(row, found) for row, found in models.items()]
+        out += [f"- switch `{name}` is read by no matrix run: {md_text(why)}." for name, why in unread.items()]
+        out.append("")
+    return out
+
+
+def columns_markdown(matrix: dict) -> str:
+    """The extra columns (:mod:`.matrix_columns`) as one table, their sources below it ("" without any)."""
+    from .matrix_columns import joined
+
+    table = joined(matrix)
+    if table is None:
+        return ""
+    lines = ["", f"## {table.title[0].upper()}{table.title[1:]}", "", table.intro, "",
+             "| spec | " + " | ".join(table.fields.values()) + " |", "|" + "---|" * (len(table.fields) + 1)]
+    lines += [f"| {name} | " + " | ".join(md_text(v) for v in row.values()) + " |" for name, row in table.cells.items()]
+    lines += ["", *table.notes] if table.notes else []
+    return "\n".join(lines) + "\n"
+
+
+def _same_model_line(row: str, found: list[dict]) -> str:
+    """A row some of whose runs are another row's model (``same_models``), in one line."""
+    scenarios = ", ".join(m["scenario"] for m in found)
+    others = ", ".join(f"`{name}`" for name in dict.fromkeys(m["as"] for m in found))
+    switches = ", ".join(sorted({s for m in found for s in m["switches"]})) or "none"
+    return (f"- `{row}` on {scenarios}: the same model as {others} there (switch {switches} read by no step of "
+            f"those runs), explored once.")
+
+
+def _fault_mark(cell: dict) -> str:
+    if cell.get("already"):
+        return f"{SYMBOL[cell['cell']]} (already ✗ without it: {', '.join(cell['already'])})"
+    if cell["cell"] != "violated":
+        return SYMBOL[cell["cell"]]
+    return "✗ " + ", ".join(f"{g} {d['length']}" for g, d in cell["goals"].items())
 
 
 def _acp_rows(matrix: dict) -> list[str]:
@@ -59,7 +153,7 @@ def _bridge_rows(matrix: dict) -> list[str]:
 
 
 def markdown(matrix: dict, link_base: str = "") -> str:
-    """The matrix for the RFD: three tables, then an honest paragraph per alternative."""
+    """The matrix for the RFD: the tables, the columns beyond them, then the review alternative by alternative."""
     goals = {g.name: g for g in GOALS}
     out = ["# Variant matrix", "", LEGEND, "", "## Goals", "",
            "What any design of the prompt lifecycle should achieve, judged without the RFD's mechanisms "
@@ -73,6 +167,16 @@ def markdown(matrix: dict, link_base: str = "") -> str:
         out += ["", "Findings for the RFD (goals an `rfd` row violates that the RFD does not declare): " + "; ".join(
             f"`{f['row']}` {f['goal']}: {matrix['details'][f['row']][f['goal']]['explanation']}"
             for f in matrix["findings"]) + "."]
+    if matrix.get("findings_as_written"):
+        out += ["", "Findings for the RFD as written (`rfd-as-written`: every goal and rule it fails that the RFD "
+                "does not declare): " + "; ".join(
+                    f"{f['property']}: {md_text(matrix['details'][f['row']][f['property']]['explanation'])} "
+                    f"({assumption_text(matrix['details'][f['row']][f['property']]) or 'a bridge row'})"
+                    for f in matrix["findings_as_written"]) + "."]
+    if assumption_codes(matrix):
+        out += ["", "Assumptions (the code after a ✗ or ⊘: the bound values and switches, differing from rfd's, "
+                "that every run violating the cell has; every run without one of them meets it):", ""]
+        out += assumptions_legend(matrix)
     out += ["", "## The RFD's rules", "", "Each column checks one rule of the RFD (or the schema it cites). An "
             "alternative that replaces the RFD's mechanism breaks some by definition (⊘): those cells restate "
             "its design and are not findings.", ""]
@@ -91,12 +195,13 @@ def markdown(matrix: dict, link_base: str = "") -> str:
         out += _table(matrix, bridges, matrix["bridge_properties"], link_base, "row")
     if matrix["no_difference"]:
         out += ["", "## No difference on the goals", ""]
-        out += [f"- `{name}`: {reason}." for name, reason in matrix["no_difference"].items()]
-    out += ["", "## The RFD's FAQ, alternative by alternative", ""]
+        out += [f"- `{name}`: {md_text(reason)}." for name, reason in matrix["no_difference"].items()]
+    out += [""] + columns_sections(matrix)
+    extra = columns_markdown(matrix)
+    out += [extra, ""] if extra else []
+    out += ["## The RFD's FAQ, alternative by alternative", ""]
     out += rfd_paragraph(matrix)
-    for name in dict.fromkeys(matrix["rows"][r]["spec"] for r in matrix["specs"]):
-        if name != "rfd":
-            out += paragraph(matrix, name, link_base)
+    out += review(matrix, link_base)
     return "\n".join(out) + "\n"
 
 
@@ -118,54 +223,6 @@ def rfd_paragraph(matrix: dict) -> list[str]:
     return ["### `rfd`", "", " ".join(text), ""]
 
 
-def paragraph(matrix: dict, name: str, link_base: str = "") -> list[str]:
-    """One alternative: the claim, the verdict, the shortest counterexample per violated goal, what it does better."""
-    v = matrix["verdicts"][name]
-    rows = [r for r in matrix["specs"] if matrix["rows"][r]["spec"] == name]
-    claim = v["claim"] or f"no claim on record for this variant ({SPECS[name].description})"
-    text = [f"*The RFD:* {claim}.", f"*The model:* **{v['verdict']}**. {v['sentence'][:1].upper()}{v['sentence'][1:]}"]
-    if v.get("note"):
-        text.append(f"*How it is rendered:* {v['note']}.")
-    shortest = _shortest_goal_counterexamples(matrix, rows, link_base)
-    if shortest:
-        text.append("Shortest counterexamples: " + "; ".join(shortest) + ".")
-    better = f"better than rfd on {', '.join(v['better'])}" if v["better"] else "nothing a goal measures better"
-    also = f"; beyond the goals, {v['also']}" if v["also"] else ""
-    worse = f" It is worse on {', '.join(v['worse'])}." if v["worse"] else ""
-    text.append(f"*Does better:* {better}{also}.{worse}")
-    designed = {p: matrix["details"][r][p]["reason"] for r in rows for p in matrix["details"][r]
-                if matrix["cells"][r][p] == "by design"}
-    if designed:
-        text.append("*By design, not findings:* " + "; ".join(f"{p} ({why})" for p, why in designed.items()) + ".")
-    if v["rule_findings"]:
-        text.append(f"*Rules it also breaks:* {', '.join(v['rule_findings'])}.")
-    if name in matrix["no_difference"]:
-        text.append(f"*No difference on the goals:* {matrix['no_difference'][name]}.")
-    head = f"### `{name}`" + (f" (rows: {', '.join(f'`{r}`' for r in rows)})" if len(rows) > 1 else "")
-    return [head, "", " ".join(text), ""]
-
-
-def _shortest_goal_counterexamples(matrix: dict, rows: list[str], link_base: str) -> list[str]:
-    best: dict = {}
-    for r in rows:
-        for g in matrix["goals"]:
-            d = matrix["details"][r].get(g)
-            if matrix["cells"][r][g] == "violated" and (g not in best or d["trace_length"] < best[g][1]["trace_length"]):
-                best[g] = (r, d)
-    out = []
-    for g, (r, d) in sorted(best.items(), key=lambda kv: bool(kv[1][1].get("known_limitation"))):
-        where = d["scenario"] + (f" on `{r}`" if "@" in r else "")
-        mark = " (as in rfd: a limitation the RFD declares)" if d.get("known_limitation") else ""
-        out.append(f"{g}{mark} in {d['trace_length']} steps ({where}): {d['explanation']}"
-                   + _link(d, link_base))
-    return out
-
-
-def _link(detail: dict, link_base: str) -> str:
-    mmd = next((f for f in detail.get("files", []) if f.endswith(".mmd")), None)
-    return f" [diagram]({_relative(mmd, link_base)})" if mmd else ""
-
-
 def table_text(matrix: dict) -> str:
     """Compact terminal tables: goals for every row, then the rules for the ACP rows (numbered columns)."""
     width = max(len(n) for n in matrix["specs"])
@@ -185,7 +242,22 @@ def table_text(matrix: dict) -> str:
                 marks.append(f"{mark:>3}")
             out.append(f"{name:<{width}}  " + " ".join(marks))
         out += [f"{i + 1:>3} {p} [{', '.join(matrix['rules'][p])}]" for i, p in enumerate(props)] + [""]
-    return "\n".join(out).rstrip()
+    return "\n".join(out + columns_text(matrix)).rstrip()
+
+
+def columns_text(matrix: dict) -> list[str]:
+    """The extra columns (:mod:`.matrix_columns`) as a terminal table: one line per spec, numbered fields."""
+    from .matrix_columns import joined
+
+    table = joined(matrix)
+    if table is None:
+        return []
+    width = max(len(n) for n in table.cells)
+    widths = [max(len(str(i + 1)), *(len(row[f]) for row in table.cells.values())) for i, f in enumerate(table.fields)]
+    out = [f"{table.title}:", " " * (width + 2) + " ".join(f"{i + 1:>{w}}" for i, w in enumerate(widths))]
+    out += [f"{name:<{width}}  " + " ".join(f"{v:>{w}}" for v, w in zip(row.values(), widths))
+            for name, row in table.cells.items()]
+    return out + [f"{i + 1:>3} {heading}" for i, heading in enumerate(table.fields.values())] + [""]
 
 
 def draw_heatmap(matrix: dict, path_svg: Path) -> None:
@@ -201,20 +273,56 @@ def draw_heatmap(matrix: dict, path_svg: Path) -> None:
         matplotlib.rcdefaults()  # independent of whatever the process drew before
         setup_rcparams()
         rows = matrix["specs"]
-        fig, axes = plt.subplots(1, 2, figsize=(4.0 + 0.5 * (len(matrix["goals"]) + len(matrix["properties"])),
-                                                2.2 + 0.36 * len(rows)),
-                                 gridspec_kw={"width_ratios": [len(matrix["goals"]), len(matrix["properties"])]})
-        _panel(axes[0], matrix, rows, matrix["goals"], "goals (design-neutral)", plt)
-        _panel(axes[1], matrix, _acp_rows(matrix), matrix["properties"], "the RFD's rules", plt, rows)
+        codes = assumption_codes(matrix)
+        legend = [f"{code}: {text}" for text, code in codes.items()]
+        from .matrix_columns import joined
+
+        extra = joined(matrix)
+        widths = [len(matrix["goals"]), len(matrix["properties"])] + ([_EXTRA_WIDTH * len(extra.fields)] if extra else [])
+        fig, axes = plt.subplots(1, len(widths), figsize=(4.0 + 0.5 * sum(widths),
+                                                          2.2 + 0.36 * len(rows) + 0.16 * len(legend)),
+                                 gridspec_kw={"width_ratios": widths})
+        _panel(axes[0], matrix, rows, matrix["goals"], "goals (design-neutral)", plt, codes=codes)
+        _panel(axes[1], matrix, _acp_rows(matrix), matrix["properties"], "the RFD's rules", plt, rows, codes)
+        if extra:
+            _columns_panel(axes[2], extra, rows, plt)
         fig.suptitle("Variants x goals and rules: ✓ holds, ✗n violated (n steps), † declared by the RFD, "
-                     "⊘ by design, – n/a", fontsize=9)
-        fig.tight_layout()
+                     "⊘ by design, – n/a; An: what the verdict assumes (below)", fontsize=9)
+        if legend:
+            fig.text(0.01, 0.005, "\n".join(legend), fontsize=6, va="bottom", ha="left")
+        fig.tight_layout(rect=(0, 0.16 * len(legend) / (2.2 + 0.36 * len(rows) + 0.16 * len(legend)), 1, 1))
         path_svg.parent.mkdir(parents=True, exist_ok=True)
         save_deterministic(fig, path_svg)
         plt.close(fig)
 
 
-def _panel(ax, matrix: dict, rows: list[str], props: list[str], title: str, plt, all_rows=None) -> None:
+#: the width of one extra column's field in the heat map, in goal-column widths (a number, not a mark)
+_EXTRA_WIDTH = 1.6
+
+
+def _columns_panel(ax, table, all_rows: list[str], plt) -> None:
+    """The extra columns (costs, surface, ...) beside the rules: their text on the rows that have them."""
+    fields = list(table.fields)
+    for r, name in enumerate(all_rows):
+        for c, field in enumerate(fields):
+            if name not in table.cells:
+                continue
+            ax.add_patch(plt.Rectangle((c * _EXTRA_WIDTH, r), _EXTRA_WIDTH, 1, facecolor="#f4f4f4", edgecolor="white",
+                                       linewidth=1.5))
+            ax.text((c + 0.5) * _EXTRA_WIDTH, r + 0.55, table.cells[name][field], ha="center", va="center", fontsize=6)
+    ax.set_xlim(0, len(fields) * _EXTRA_WIDTH)
+    ax.set_ylim(len(all_rows), 0)
+    ax.set_yticks([])
+    ax.set_xticks([(c + 0.5) * _EXTRA_WIDTH for c in range(len(fields))], list(table.fields.values()), rotation=60,
+                  ha="right", fontsize=7)
+    ax.tick_params(length=0)
+    ax.set_title(table.title, fontsize=9)
+    for side in ax.spines.values():
+        side.set_visible(False)
+
+
+def _panel(ax, matrix: dict, rows: list[str], props: list[str], title: str, plt, all_rows=None,
+           codes: dict | None = None) -> None:
     all_rows = all_rows or rows
     for name in rows:
         r = all_rows.index(name)
@@ -223,7 +331,8 @@ def _panel(ax, matrix: dict, rows: list[str], props: list[str], title: str, plt,
             detail = matrix["details"][name].get(prop, {})
             colour = COLOURS["known"] if detail.get("known_limitation") else COLOURS[cell]
             ax.add_patch(plt.Rectangle((c, r), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5))
-            ax.text(c + 0.5, r + 0.55, cell_text(matrix, name, prop), ha="center", va="center", fontsize=7)
+            ax.text(c + 0.5, r + 0.55, cell_text(matrix, name, prop, codes=codes), ha="center", va="center",
+                    fontsize=6 if codes else 7)
     ax.set_xlim(0, len(props))
     ax.set_ylim(len(all_rows), 0)
     if all_rows is rows:

@@ -18,8 +18,10 @@ REPORT = "report.html"
 
 def write_page(folder, doc: dict) -> str:
     """Write ``report.html`` into ``folder``; return its path."""
+    from acplab.model.render.atomic import write_atomic
+
     path = Path(folder) / REPORT
-    path.write_text(page(doc), encoding="utf-8")
+    write_atomic(path, page(doc))
     return str(path)
 
 
@@ -137,12 +139,42 @@ def matrix_page(matrix: dict, folder, symbols: dict[str, str]) -> dict:
                                           for s in matrix["scenarios"])),
                   ("no difference on the goals", "; ".join(f"{k}: {v}" for k, v in matrix["no_difference"].items())
                    or "none")],
-        "tables": tables + [{"title": "Goals and properties", "head": ["#", "property", "rules"], "rows": legend}],
+        "tables": tables + _matrix_columns(matrix)
+        + [{"title": "Goals and properties", "head": ["#", "property", "rules"], "rows": legend}],
         "runs": runs,
     }
 
 
+def _matrix_columns(matrix: dict) -> list[dict]:
+    """The fault columns and the client strategies as report tables (each cell's assumptions in its tip)."""
+    from .matrix_report import _fault_mark
+
+    names = [f["name"] for f in matrix.get("fault_columns", [])]
+    out = []
+    if matrix.get("faults"):
+        rows = [[row] + [{"text": _fault_mark(cells[n]), "title": cells[n].get("reason") or "; ".join(
+            f"{g}: {d['explanation']}" for g, d in cells[n].get("goals", {}).items()) or "no goal lost"}
+            for n in names] for row, cells in matrix["faults"].items()]
+        out.append({"title": "Faults as columns", "head": ["row"] + names, "rows": rows,
+                    "note": "the goals each fault adds to the row (the same scenario without it is the baseline); "
+                            "– the row has no such obligation"})
+    from .matrix_columns import joined
+
+    extra = joined(matrix)
+    if extra is not None:  # the extra columns (costs, spec surface, ...), as the terminal and matrix.md show them
+        out.append({"title": extra.title[0].upper() + extra.title[1:], "head": ["spec", *extra.fields.values()],
+                    "rows": [[name, *row.values()] for name, row in extra.cells.items()], "note": extra.intro})
+    if matrix.get("strategies"):
+        out.append({"title": "Client strategies", "head": ["design", "best", "worst", "goals violated"],
+                    "rows": [[d, s["best"], s["worst"], "; ".join(f"{n}: {', '.join(g) or 'none'}"
+                                                                  for n, g in s["violated"].items())]
+                             for d, s in matrix["strategies"].items()]})
+    return out
+
+
 def _matrix_table(matrix, title, ident, props, rows, symbols, by_cell, lead) -> dict:
+    from .matrix_report import assumption_text
+
     every = matrix["goals"] + matrix["properties"] + matrix["bridge_properties"]
     head = ["variant"] + [{"text": f"{every.index(p) + 1}", "title": f"{p} [{', '.join(matrix['rules'][p])}]"}
                           for p in props]
@@ -158,6 +190,8 @@ def _matrix_table(matrix, title, ident, props, rows, symbols, by_cell, lead) -> 
             tip = detail.get("explanation") or detail.get("reason") or f"{p}: {cell}"
             if cell == "by design":
                 tip = f"by design: {detail['reason']}"
+            if assumption_text(detail):
+                tip += f" · assumes {assumption_text(detail)}"
             row.append({"text": text, "class": "na" if cell == "n/a" else cell.replace(" ", "-"), "title": tip,
                         "run": by_cell.get((name, p))})
         body.append(row)
@@ -172,7 +206,7 @@ def simulate_page(result, summary: dict) -> dict:
     from acplab.model.acp.monitor_set import monitor_properties
     from acplab.model.render.mermaid import mermaid
     from acplab.model.render.runview import acp_steps, run_view, sequence_svg
-    from acplab.simulations.coverage import window_warning
+    from acplab.simulations.fault_windows import window_warning
     from acplab.simulations.simulate import example_states, fmt, headline
 
     rules = {m.name: m.rules for m in monitor_properties()}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import re
 import sys
+import tempfile
 from acplab.model.engine import Result, Stats
+from .schemas import stamped
 
 _printed = False
 
@@ -32,6 +35,24 @@ def _escape_char(m: re.Match) -> str:
     if c in named:
         return named[c]
     return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+#: what to do about an error that leaves no file writable
+_WRITE_HINTS = {errno.EFBIG: "a file size limit (ulimit -f) was reached", errno.ENOSPC: "the disk is full",
+                errno.EDQUOT: "the disk quota is used up"}
+
+
+def os_error_text(err: OSError) -> str:
+    """One line for an operating-system error: the file (or the worker) and the reason; for a write that ran
+    out of room without naming its file (the search's spill files), where such files go and why it failed."""
+    reason = err.strerror or str(err)
+    if err.filename:
+        return f"{err.filename}: {reason}"
+    hint = _WRITE_HINTS.get(err.errno)
+    if hint:
+        return (f"{reason} while writing the search's temporary files (in {tempfile.gettempdir()} or the "
+                f"--checkpoint folder): {hint}")
+    return reason
 
 
 def reset() -> None:
@@ -62,7 +83,7 @@ def result_json(result: Result, **extra) -> dict:
 
 
 def coverage_json(result: Result, unused=()) -> dict:
-    """The ``coverage`` object of ``check --json`` (definitions in :mod:`acplab.model.engine.coverage`).
+    """The ``coverage`` object of ``check --json`` (definitions in :mod:`acplab.model.engine.search_coverage`).
 
     ``actions``: transitions per action kind; ``properties``: per property its
     ``expectation`` and the states it was ``evaluated`` on, ``armed`` on (null:
@@ -98,7 +119,7 @@ def print_json(obj) -> None:
     """One JSON object on stdout; non-finite floats become null (``Infinity`` is not JSON)."""
     global _printed
     _printed = True
-    json.dump(_finite(obj), sys.stdout, indent=2, sort_keys=False, allow_nan=False)
+    json.dump(_finite(stamped(obj)), sys.stdout, indent=2, sort_keys=False, allow_nan=False)
     sys.stdout.write("\n")
     sys.stdout.flush()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acplab.model.render.artefacts import fresh_out_dir
+from acplab.model.render.artefacts import fresh_out_dir, replacing, write_atomic
 from acplab.model.render.mermaid import capture_window
 from acplab.model.trace.check import TraceResult, check_capture
 from acplab.model.wire.capture import dump_capture
@@ -13,12 +13,26 @@ from .report import print_json, terminal_text
 
 
 def check_and_write(path, spec: str | None = None, out: str | None = None, *, complete: bool = False,
-                    internal=None) -> TraceResult:
-    """Check a capture; with ``out``, write a Mermaid window and a JSONL window per violation."""
-    result = check_capture(path, spec, complete=complete, internal=internal)
+                    internal=None, beside: bool = True, switches=None, schema=None) -> TraceResult:
+    """Check a capture; with ``out``, write a Mermaid window and a JSONL window per violation.
+
+    Without ``internal``, ``X.events.jsonl`` beside ``X.jsonl`` is the sidecar (the one ``check --out`` writes)
+    unless ``beside`` is False (``--no-internal``).
+    """
+    found = sidecar_beside(path) if internal is None and beside else None
+    result = check_capture(path, spec, complete=complete, internal=internal or found, switches=switches,
+                           schema=schema)
+    result.internal_beside = found is not None
     if out is not None and result.violations:
         write_files(result, out, Path(str(path)).stem)
     return result
+
+
+def sidecar_beside(path) -> Path | None:
+    """``X.events.jsonl`` beside the capture ``X.jsonl`` (or ``X.EXT``), if it exists."""
+    p = Path(str(path))
+    candidate = p.with_name((p.name[:-6] if p.name.endswith(".jsonl") else p.stem) + ".events.jsonl")
+    return candidate if candidate.is_file() and candidate != p else None
 
 
 def write_files(result: TraceResult, out: str, stem: str) -> None:
@@ -31,8 +45,9 @@ def write_files(result: TraceResult, out: str, stem: str) -> None:
             continue
         base = folder / f"{k:02d}-{v.property}"
         mmd, jsonl = base.with_suffix(".mmd"), base.with_suffix(".jsonl")
-        mmd.write_text(capture_window(window, v.property, v.rules, v.seq, v.explanation, version), encoding="utf-8")
-        dump_capture(list(window), jsonl)
+        write_atomic(mmd, capture_window(window, v.property, v.rules, v.seq, v.explanation, version))
+        with replacing(jsonl) as tmp:
+            dump_capture(list(window), tmp)
         v.files = [str(mmd), str(jsonl)]
 
 
@@ -45,11 +60,17 @@ def print_result(result: TraceResult, as_json: bool, echo=print, quiet: bool = F
 
     def echo(line: str) -> None:  # explanations quote the capture (labels, ids, raw lines): untrusted
         raw_echo(terminal_text(line))
+    if getattr(result, "internal_beside", False):
+        echo(f"internal events from {result.internal} (found beside the capture; --no-internal ignores it)")
     source = {"--spec": "forced by --spec", "initialize": "from initialize", "default": "no initialize: the spec's"}
     state = "declared complete" if result.complete else "not declared complete"
     echo(f"{result.verdict}: {result.messages:,} messages, {len(result.violations)} violation(s), "
          f"{len(result.warnings)} warning(s), {result.seconds:.2f} s "
          f"(spec {result.spec}, dialect {result.dialect} {source[result.dialect_source]}; capture {state})")
+    if result.readings and not quiet:
+        r = result.readings
+        echo(f"  readings: message IDs unique per {r['message_id_scope']} (--id-scope type|session); unprefixed "
+             f"unknown stop reasons are {r['unknown_stop_reason']}s (--unknown-stop-reasons violation|warning)")
     for v in result.violations + ([] if quiet else result.warnings):
         rules = ", ".join(v.rules) or "-"
         where = f"seq {', '.join(map(str, v.seq))}" if v.seq else "end of capture"
@@ -84,7 +105,8 @@ def rules_rows(rule_id: str | None = None) -> list[dict]:
         monitors = monitors_of_rule(r.id) + [m.name for m in CLIENT_MONITORS if r.id in m.rules]
         mutants = [name for name, rules in broken.items() if r.id in rules]
         rows.append({"id": r.id, "text": r.text, "strength": r.strength, "checkable": r.checkable,
-                     "monitors": monitors, "mutants": mutants, "source": r.source, "wire_note": r.wire_note})
+                     "monitors": monitors, "mutants": mutants, "source": r.source, "wire_note": r.wire_note,
+                     "rfd": r.rfd or r.source})
     return rows
 
 

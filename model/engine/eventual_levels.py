@@ -2,13 +2,12 @@
 
 The liveness pass (:mod:`.liveness`) needs the graph among states that
 falsify an ``eventually`` condition, after a complete run.  Here each
-worker records its share as it expands, and the coordinator assembles the
-very :class:`~.liveness.EventualGraph` the one-process search
-(:func:`.search.explore`) builds, so the pass reports the same
-counterexamples, whatever the number of workers:
+worker records its share as it expands, and the coordinator assembles one
+:class:`~.liveness.EventualGraph`, the same whatever the number of workers,
+so the pass reports the same counterexamples on any number:
 
 state ids
-    a state's id is its discovery position in the one-process search: the
+    a state's id is its discovery position in the one-worker search: the
     states of the levels before it, plus its rank in its level (the level
     engine ranks a level in that search's order).  An expanding worker
     knows its states' ranks; a successor is known only by its fingerprint
@@ -22,16 +21,17 @@ what a worker records
     it falsifies; per falsifying state it expands, its successors' edges
     and fairness classes, and the fairness classes of *every* enabled action
     where the state was reduced (``ample.enabled``: :mod:`.por`); its
-    terminal states.
+    terminal states and fair ends (expanded falsifying states where no fair
+    action is enabled: :mod:`.liveness`).
 fairness classes
     the pass orders classes by their ids (the greedy lasso takes the least
-    missing class first), which the one-process search hands out in order of
+    missing class first), which the one-worker search hands out in order of
     first use; each worker records where it first used each class (state
     id, position among the state's successors, then among its enabled
     actions), and the coordinator numbers the classes by the least of these.
 edge order
     a worker expands its states in id order, so its edges come sorted by
-    source, each source's edges in the one-process search's order; merging
+    source, each source's edges in the one-worker search's order; merging
     the workers' lists by source gives that search's list.
 
 checkpoints
@@ -55,16 +55,18 @@ and 24 per edge among falsifying states) as it streams the spill files.
 from __future__ import annotations
 
 import os
-import pickle
 import tempfile
 import weakref
 from array import array
+from collections.abc import Callable, Iterable
 from bisect import bisect_left, bisect_right
 from heapq import merge
 from operator import itemgetter
 from pathlib import Path
+from typing import IO, Any
 
-from .checkpoint import link
+from .checkpoint import link, read_values, write_values
+from .hooks import hooks_of
 from .liveness import EventualGraph, intern_set
 from .store import FP_MASK
 from .worker import ORD_BITS, ORD_MASK, Worker
@@ -97,21 +99,26 @@ class EventualWorker(Worker):
     ``records`` hands over the records, the id table and the spill file.
     """
 
-    def __init__(self, model, me: int, n: int, in_memory: int, folder: str | None, por: bool,
-                 spill: str | None = None) -> None:
-        super().__init__(model, me, n, in_memory, folder, por)
+    def __init__(self, model, me: int, n: int, in_memory: int | None, folder: str | None, por: bool,
+                 spill: str | None = None, memory: int | None = None) -> None:
+        super().__init__(model, me, n, in_memory, folder, por, memory)
         self.spill_folder = spill if spill is not None else folder  # a checkpoint's: its snapshots link the file
         self.eventual = [p for p in model.properties() if p.expectation == "eventually"]
         if len(self.eventual) > 62:
             raise ValueError("the level engine records at most 62 eventually properties per state")
-        self.fairness = getattr(model, "fairness_class", None)
+        self.falsifiers = [(1 << k, p.condition) for k, p in enumerate(self.eventual)]  # bit k: property k
+        self.fairness = hooks_of(model).fairness_class
         # per falsifying state: its id, the conditions it falsifies (bit k: property k), its enabled classes' set
         self.marked, self.bits = array("q"), array("B" if len(self.eventual) <= 8 else "q")
         self.en_set = array("i")
         # edges out of falsifying states: source id, successor fingerprint, ordinal, local class id
         self.e_src, self.e_dst, self.e_ord, self.e_cls = array("q"), array("q"), array("i"), array("i")
-        self.edge_file, self.edge_runs = None, []  # edges spilled to disk, in runs of these lengths
-        self.edge_path, self.edge_cleanup = None, None
+        self.edge_file: IO[bytes] | None = None  # edges spilled to disk (at edge_path), in runs of these lengths
+        self.edge_runs: list[int] = []
+        self.edge_path: str | None = None
+        self.edge_cleanup: weakref.finalize | None = None
+        #: every enabled action of a reduced state (the reduction offers it when it keeps eventually: por.py)
+        self.enabled_of: Callable[[Any], Iterable] | None = getattr(self.ample, "enabled", None)
         self.terminals = array("q")
         self.classes: dict = {}  # fairness class -> local id
         self.class_first: list[tuple[int, int]] = []  # local id -> (state id, position) of its first use
@@ -121,7 +128,8 @@ class EventualWorker(Worker):
         self.p_fp, self.p_key = array("q"), array("q")  # discovered at the level being expanded: fp, key
 
     def _class(self, action, sid: int, pos: int) -> int:
-        c = self.fairness(action)
+        fairness = self.fairness
+        c = fairness(action) if fairness is not None else None
         if c is None:
             return -1
         found = self.classes.get(c)
@@ -136,9 +144,9 @@ class EventualWorker(Worker):
 
     def _mark(self, sid: int, state) -> int:
         bits = 0
-        for k, p in enumerate(self.eventual):
-            if not p.condition(state):
-                bits |= 1 << k
+        for bit, condition in self.falsifiers:
+            if not condition(state):
+                bits |= bit
         if bits:
             self.marked.append(sid)
             self.bits.append(bits)
@@ -165,34 +173,41 @@ class EventualWorker(Worker):
         if edges is None:
             return
         fair = self.fairness is not None
-        classes = [self._class(action, sid, j) for j, (_, action, _) in enumerate(edges)] if fair else None
+        classes = [self._class(successor[0], sid, j) for j, (_, successor, _) in enumerate(edges)] if fair else None
         e_src, e_dst, e_ord, e_cls = self.e_src.append, self.e_dst.append, self.e_ord.append, self.e_cls.append
         for j, (ordinal, _, fp) in enumerate(edges):
             e_src(sid)
             e_dst(fp)
             e_ord(ordinal)
-            e_cls(classes[j] if fair else -1)
-        if fair and pairs is not None:  # fairness needs every enabled class (por.py)
-            classes = [self._class(a, sid, count + j) for j, a in enumerate(self.reduce.enabled(state))]
+            e_cls(classes[j] if classes is not None else -1)
+        if fair and pairs is not None and self.enabled_of is not None:  # fairness needs every enabled class (por.py)
+            classes = [self._class(a, sid, count + j) for j, a in enumerate(self.enabled_of(state))]
         if classes:
             self._enable(classes)
+            if self.en_set[-1] == 0:  # no fair action enabled: a fair end, a terminal for liveness (liveness.py)
+                self.terminals.append(sid)
 
     def _spill_edges(self) -> None:
         """Append the edges held in memory to the spill file (the coordinator reads it once, after the run).
 
         The file is only ever appended to: a checkpoint links it and names the length that is its.
         """
-        if self.edge_file is None:
-            fd, self.edge_path = tempfile.mkstemp(dir=self.spill_folder, prefix="acplab-edges-")
-            self.edge_file = os.fdopen(fd, "wb")
-            # removed with me unless handed over (a run cut short by a limit never reads it)
-            self.edge_cleanup = weakref.finalize(self, _remove, self.edge_path)
+        file, _path = self._edge_file()
         if not len(self.e_src):
             return
         self.edge_runs.append(len(self.e_src))
         for a in (self.e_src, self.e_dst, self.e_ord, self.e_cls):
-            a.tofile(self.edge_file)
+            a.tofile(file)
             del a[:]
+
+    def _edge_file(self) -> tuple[IO[bytes], str]:
+        """My spill file of edges and its path, made on first use."""
+        if self.edge_file is None or self.edge_path is None:
+            fd, path = tempfile.mkstemp(dir=self.spill_folder, prefix="acplab-edges-")
+            self.edge_file, self.edge_path = os.fdopen(fd, "wb"), path
+            # removed with me unless handed over (a run cut short by a limit never reads it)
+            self.edge_cleanup = weakref.finalize(self, _remove, path)
+        return self.edge_file, self.edge_path
 
     # -- the owner's id table -------------------------------------------------------
 
@@ -208,11 +223,11 @@ class EventualWorker(Worker):
 
     def number_owned(self, links: bytes, start: int) -> None:
         """The level just ranked (its sorted keys ``links``, its first id ``start``): ids of the states I own."""
-        links = _ints(links)
+        keys = _ints(links)
         t_fp, t_id = self.t_fp, self.t_id
         for fp, key in zip(self.p_fp, self.p_key):
             t_fp.append(fp)
-            t_id.append(start + bisect_left(links, key))
+            t_id.append(start + bisect_left(keys, key))
         self.p_fp, self.p_key = array("q"), array("q")
 
     def falsified(self) -> list[int]:
@@ -238,27 +253,28 @@ class EventualWorker(Worker):
             self._spill_edges()
         if self.edge_file is not None:
             self.edge_file.close()
-            self.edge_cleanup.detach()
+            if self.edge_cleanup is not None:
+                self.edge_cleanup.detach()
         out = {**self._fields(), "edges": (self.edge_path, self.edge_runs)}
-        self.marked = self.bits = self.en_set = self.terminals = self.t_fp = self.t_id = None
+        # handed over: let my copies go
+        self.marked, self.bits, self.en_set, self.terminals = array("q"), array("B"), array("i"), array("q")
+        self.t_fp, self.t_id = array("q"), array("q")
         self.edge_file = self.edge_path = None
         return out
 
     def save(self, path: str) -> tuple[list[int], int]:
-        """:meth:`.worker.Worker.save`, then my records beside it (:mod:`.checkpoint`): ``.records`` pickled, and
+        """:meth:`.worker.Worker.save`, then my records beside it (:mod:`.checkpoint`): ``.records`` (data), and
         ``.edges`` a link to my spill file, synced.  Returns my falsified counts and the edge bytes that are the
         snapshot's (the file grows on after it)."""
         super().save(path)
         self._spill_edges()
-        self.edge_file.flush()
-        os.fsync(self.edge_file.fileno())
-        length = self.edge_file.tell()
+        file, edges = self._edge_file()
+        file.flush()
+        os.fsync(file.fileno())
+        length = file.tell()
         stem = path.removesuffix(".bin")
-        link(Path(self.edge_path), Path(stem + ".edges"))
-        with open(stem + ".records", "wb") as f:
-            pickle.dump({**self._fields(), "runs": list(self.edge_runs)}, f, pickle.HIGHEST_PROTOCOL)
-            f.flush()
-            os.fsync(f.fileno())
+        link(Path(edges), Path(stem + ".edges"))
+        write_values(stem + ".records", "records", {**self._fields(), "runs": list(self.edge_runs)})
         return self.falsified(), length
 
 
@@ -272,8 +288,7 @@ def _remove(path: str) -> None:
 def _archived(stem: str) -> dict:
     """A record a worker saved in a checkpoint (:meth:`EventualWorker.save`), as :meth:`EventualWorker.records`
     hands one over: its edge file is read once and removed (the snapshot keeps its own link)."""
-    with open(stem + ".records", "rb") as f:
-        rec = pickle.load(f)
+    rec = read_values(stem + ".records", "records")
     rec["edges"] = (stem + ".edges", rec.pop("runs"))
     return rec
 
@@ -293,7 +308,7 @@ def _sorted_table(tables: list) -> list[tuple[array, array]]:
     table = []
     for n, (keys, values) in enumerate(split):
         packed = sorted((fp << 32) | i for fp, i in zip(keys, values))  # one int each: sorts without a key list
-        split[n] = None
+        split[n] = (array("q"), array("q"))  # this bucket's memory let go
         table.append((array("q", (p >> 32 for p in packed)), array("q", (p & 0xFFFFFFFF for p in packed))))
     return table
 
@@ -327,7 +342,7 @@ class Liveness:
     def __init__(self, model, props) -> None:
         self.model = model
         self.props = [p for p in props if p.expectation == "eventually"]
-        self.fairness = getattr(model, "fairness_class", None)
+        self.fairness = hooks_of(model).fairness_class
         #: records saved by the workers of earlier runs, for a resumed run: (path stem, falsified counts, edge bytes)
         self.archive: list[tuple[str, list[int], int]] = []
 
@@ -347,7 +362,7 @@ class Liveness:
         return {p.name: sum(c[k] for c in counts) for k, p in enumerate(self.props)}
 
     def assemble(self, peers, states: int, inits: int) -> EventualGraph:
-        """The :class:`~.liveness.EventualGraph` the one-process search would have built."""
+        """The :class:`~.liveness.EventualGraph` the one-worker search would have built."""
         records = _ask(peers, "records", [()] * len(peers)) + [_archived(stem) for stem, _, _ in self.archive]
         graph = EventualGraph(self.props, self.fairness)
         graph.sized(states)

@@ -17,6 +17,13 @@ Workers live no longer than the run that started them:
 * a run killed outright (SIGKILL) cannot clean up, so each local worker
   watches its parent and exits within :data:`ORPHAN_POLL_SECONDS` of being
   orphaned.
+
+Files a task makes come home as data (:func:`made_in_scratch`): the task
+writes them into a private temporary folder on whatever machine runs it,
+and returns their bytes with its result, under the paths they will have in
+the client's folder; the client writes them there.  A Dask worker need not
+share the client's file system (nor its working directory), and every
+executor takes this one path, so where a task ran never shows in its files.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
+from pathlib import Path
+from typing import Any
 
 from acplab.model.errors import InputError
 
@@ -143,12 +152,38 @@ def as_they_finish(pool: Executor, fn: Callable, tasks: Sequence) -> Iterator[tu
 
 
 def run_all(fn: Callable, tasks: Sequence, where: str = "local", workers: int | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list:
-    """``[fn(t) for t in tasks]`` on the executor ``where``; ``progress(done, total)`` as results arrive."""
+            progress: Callable[[int, int], None] | None = None,
+            arrived: Callable[[Any], Any] | None = None) -> list:
+    """``[fn(t) for t in tasks]`` on the executor ``where``; ``progress(done, total)`` as results arrive.
+
+    ``arrived(result)``, when given, runs on each result as it arrives (in the caller's process) and
+    its return value is kept instead: where a task's files are written home while others still run.
+    """
     results: list = [None] * len(tasks)
     with open_executor(where, workers) as pool:
         for done, (i, result) in enumerate(as_they_finish(pool, fn, tasks), 1):
-            results[i] = result
+            results[i] = result if arrived is None else arrived(result)
             if progress is not None:
                 progress(done, len(tasks))
     return results
+
+
+def made_in_scratch(make: Callable[[Path], dict[str, list[str]]],
+                    home: str) -> tuple[dict[str, list[str]], dict[str, bytes]]:
+    """Run ``make(scratch)`` in a private temporary folder; return its files as they will be at ``home``.
+
+    ``make`` writes under ``scratch`` and returns ``{name: [paths written]}``;
+    the result is the same mapping with each path moved to ``home`` (the
+    client's folder), and ``{path relative to home: bytes}`` of every file
+    made (also those no name lists, such as a sidecar), for the client to
+    write (see the module docstring).  The scratch folder is removed.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="acplab-task-") as folder:
+        scratch = Path(folder)
+        listed = make(scratch)
+        made = {p.relative_to(scratch).as_posix(): p.read_bytes() for p in sorted(scratch.rglob("*")) if p.is_file()}
+        moved = {name: [str(Path(home) / Path(p).relative_to(scratch)) for p in paths]
+                 for name, paths in listed.items()}
+    return moved, made

@@ -22,6 +22,20 @@ visit every state of the SCC and take each such edge.  The lasso printed is
 such a walk, kept short: it takes one edge of each class that would
 otherwise stay enabled, and detours only where needed.
 
+Which behaviours are quantified over
+------------------------------------
+Every weakly fair behaviour, finite or infinite.  A finite one may end in a
+terminal state or in any *fair end*: an expanded state where no fair action
+is enabled (every enabled action's class is None), even if unfair ones, such
+as a user's choice or a fault, still are: nothing obliges them to happen, so
+the behaviour that never takes them is examined.  A falsifying fair end is
+recorded with the terminals (:meth:`EventualGraph.enable`), so obligations
+are judged there as at a terminal.  A model that wants its deadlock property
+(``NoStuckState``) judged at fair ends too makes some obligation owed in
+every state that is not at rest (the ACP model does); the engine's own
+deadlock check still sees terminal states only.  With POR, a reduced state's
+enabled classes are those of every enabled action, so fair ends are exact.
+
 Not covered: strong fairness (a class enabled infinitely often but not
 continuously may still be starved); fairness per action *instance* (one
 class covers, e.g., every delivery on one channel, not each message); and a
@@ -34,9 +48,23 @@ from __future__ import annotations
 from array import array
 from itertools import islice
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from .properties import Property, State
-from .store import FingerprintStore
+
+
+class Positions(Protocol):
+    def __getitem__(self, idx: int, /) -> int: ...
+
+
+class ParentLinks(Protocol):
+    """What :meth:`EventualGraph.violations` reads of a search's store (a
+    :class:`~.store.FingerprintStore`, or the level engine's parent links)."""
+
+    @property
+    def ordinal(self) -> Positions: ...  # ordinal[i]: initial state i's position in init_states()
+
+    def ordinals_to(self, idx: int) -> list[int]: ...
 
 
 class EventualGraph:
@@ -88,8 +116,11 @@ class EventualGraph:
         return found
 
     def enable(self, idx: int, class_ids) -> None:
-        """Record the fairness classes enabled in state ``idx`` (from all its successors)."""
-        self.enabled[idx] = self.set_id(class_ids)
+        """Record the fairness classes enabled in (expanded, falsifying) state ``idx``, from all its
+        successors; none of them fair: a behaviour may end there (a fair end, recorded as a terminal)."""
+        self.enabled[idx] = found = self.set_id(class_ids)
+        if found == 0 and self.fairness is not None:
+            self.terminals.append(idx)
 
     def set_id(self, class_ids) -> int:
         """The interned set of the (non-negative) fairness class ids among ``class_ids``."""
@@ -119,7 +150,7 @@ class EventualGraph:
 
     # -- the post-pass ------------------------------------------------------------
 
-    def violations(self, store: FingerprintStore):
+    def violations(self, store: ParentLinks):
         """``(property, ordinals, loop_start)`` for each violated property, a shortest one each."""
         cyclic = self._may_have_cycles() and self._has_cycle()
         terminals = sorted(self.terminals)

@@ -1,15 +1,18 @@
-"""Breadth-first search on every core: states partitioned by fingerprint across worker processes.
+"""The breadth-first search: one engine, on this process or on several (states partitioned by fingerprint).
 
-:func:`explore_levels` gives the very result :func:`.search.explore` gives
+:func:`explore` is the only breadth-first search.  With ``workers=1`` it
+runs in this process (no other interpreter); with more, the states are
+shared out among forked worker processes by fingerprint, and the result
 (verdict, state and transition counts, depth, each counterexample and
-witness path, the order of the violations), whatever the number of
-workers, because it reproduces the one-process search order exactly: the
-level's states are numbered (ranked) in that order, a new state's key is
-``(parent rank, action ordinal)``, and a state found by several workers is
-kept with the least key, as the one-process search keeps its first
-discovery.  Decisions a one-process search takes in discovery order (the
-first violator of each ``always`` property, which is not expanded; the
-first witness; the first deadlock) are taken per level, by least rank.
+witness path, the order of the violations, the coverage counts) is the
+same whatever the number of workers, because every run reproduces one
+order: the level's states are numbered (ranked) in discovery order, a new
+state's key is ``(parent rank, action ordinal)``, and a state found by
+several workers is kept with the least key, its first discovery.
+Decisions taken in discovery order (the first violator of each ``always``
+property, which is not expanded; the first witness; the first deadlock)
+are taken per level, by least rank.  What each expectation covers is in
+:mod:`.search`.
 
 A level is expanded in chunks of ranks (:mod:`.worker` says what a chunk
 does); between levels the coordinator numbers the new states (its parent
@@ -17,38 +20,38 @@ links are one array per level, rank-indexed: 8 bytes a state), decides,
 and may write a checkpoint (:mod:`.checkpoint`) that a killed run resumes
 from.  Workers hold their level's states compactly (:mod:`.frontier`).
 
-What it covers, and what it does not
-------------------------------------
-``always``, ``sometimes``, deadlocks and limits behave as in
-:func:`.search.explore`, except that ``max_states`` and ``max_seconds`` are
-checked between chunks (an ``incomplete`` run may count a few more states
-than a one-process run cut at the same limit).  ``eventually`` properties
-are checked after a complete run on the graph the workers recorded
-(:mod:`.eventual_levels`: the same counterexamples as the one-process
-search); checkpoints keep those records too.
-Visitors are :func:`.search.explore`'s only.  Coverage counts (:mod:`.coverage`) are summed
-over the workers after every level and kept in checkpoints.  Workers are
-forked: the model is shared, not pickled; where ``fork`` is missing the run has one worker, with a note.
+``max_states`` and ``max_seconds`` are checked between chunks (an
+``incomplete`` run may count a few more states than the limit).
+``eventually`` properties are checked after a complete run on the graph
+the workers recorded (:mod:`.eventual_levels`); checkpoints keep those
+records too.  A :class:`~.results.Visitor` sees every stored state and
+every transition; it runs in this process, so a run with one has one
+worker.  Worker processes are forked (the model is shared, not pickled)
+and end with their parent (:mod:`.worker`); where ``fork`` is missing the
+run has one worker, with a note.
 """
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import time
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
 
 from .checkpoint import Checkpoint
-from .coverage import Tally, summarize
+from .frontier import memory_budget
+from .search_coverage import Tally, summarize
 from .eventual_levels import EventualWorker, Liveness
+from .hooks import hooks_of
 from .path import replay
 from .por import ample_of, confirm
-from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
-from .search import Limits, Result, Stats, Violation
+from .properties import TransitionSystem, reject_duplicate_names
+from .results import Limits, Result, Stats, Violation, Visitor
 from .store import FP_MASK
-from .worker import ORD_BITS, ORD_MASK, Worker, peak_rss, serve, settle
+from .worker import ORD_BITS, ORD_MASK, Visiting, Worker, peak_rss, serve, settle
 
 
 class _Local:
@@ -68,11 +71,17 @@ class _Local:
 
 
 class _Remote:
-    """A worker process behind a pipe (calls are sent to all, then answers read from all)."""
+    """A worker process behind a pipe (calls are sent to all, then answers read from all).
 
-    def __init__(self, ctx, model, me: int, n: int, options: dict, kind: type) -> None:
+    ``earlier`` are the workers forked before this one: the new process closes
+    their pipes' coordinator ends, and its own, as it starts (:func:`.worker.bind_to_parent`).
+    """
+
+    def __init__(self, ctx, model, me: int, n: int, options: dict, kind: type, earlier=()) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=serve, args=(child, model, me, n, options, kind), daemon=True)
+        inherited = [peer.conn for peer in earlier] + [self.conn]
+        self.process = ctx.Process(target=serve, args=(child, model, me, n, options, kind, inherited, os.getpid()),
+                                   daemon=True)
         self.process.start()
         child.close()
 
@@ -83,6 +92,8 @@ class _Remote:
         status, value = self.conn.recv()
         if status == "error":
             raise RuntimeError(f"a search worker failed:\n{value}")
+        if status == "oserror":
+            raise OSError(*value)
         return value
 
     def stop(self) -> None:
@@ -102,29 +113,51 @@ def _call(peers, name: str, per_peer) -> list:
     return [peer.recv() for peer in peers]
 
 
-def explore_levels(
+def explore(
     model: TransitionSystem,
     limits: Limits = Limits(),
-    workers: int = 1,
     progress: Callable[[Stats], None] | None = None,
     stop_on_violation: bool = False,
     expand_violating: bool = False,
+    visitor: Visitor | None = None,
     por: bool = True,
+    *,
+    workers: int = 1,
     checkpoint: str | None = None,
     checkpoint_every: float = 60.0,
     identity: str = "",
-    in_memory: int = 500,
+    memory: int | None = None,
+    in_memory: int | None = None,
     chunk: int = 1024,
 ) -> Result:
-    """Explore like :func:`.search.explore`, on ``workers`` processes, with optional checkpoints.
+    """Explore every reachable state breadth-first and check the model's properties.
+
+    Returns a :class:`~.results.Result`; its verdict is ``holds`` only when
+    the whole reachable state space was explored and nothing was violated.
+    ``stop_on_violation`` stops after the level of the first error (a
+    warning does not stop): every state of that level was generated and
+    judged, so each property violated there has its shortest counterexample,
+    and the run is not ``complete`` (so never ``holds``; ``eventually``
+    properties, which need the whole graph, and missing witnesses are not
+    judged); with a ``checkpoint`` the stop writes a snapshot, which a run
+    without the stop resumes to explore on (the stop is no part of a
+    snapshot's options: both searches are the same up to it);
+    ``expand_violating`` keeps exploring beyond violating states, so every
+    property gets its own shortest counterexample even when another property
+    is violated on the way (each property is still reported once).  ``por``
+    uses the model's ``ample`` sets when it offers them (:mod:`.por`);
+    ``visitor`` sees every stored state and transition (one worker, no
+    reduction).  ``workers`` processes share the search (1: this process).
 
     ``checkpoint`` is a folder: a run resumes from the snapshot in it (if its
     ``identity``, a string naming the model and its bounds, matches) and
     writes a snapshot between levels at most every ``checkpoint_every``
-    seconds.  ``in_memory`` states of a level (shared out among the workers)
-    stay live objects; the rest are encoded on disk (500 rather than 20,000:
-    40 MB less on a 250k-state ACP check, and no more CPU seconds measured,
-    as decoding costs little beside expanding).  ``chunk`` ranks are
+    seconds.  A level's states stay live objects while a worker's resident
+    memory is below its share of ``memory`` bytes (the search's budget; by
+    default ``$ACPLAB_SEARCH_MEMORY`` or 256 MiB: :mod:`.frontier`); the rest
+    are encoded on disk.  ``in_memory``, when given, also caps the live
+    states of a level (shared out among the workers; tests make small
+    searches spill with it).  ``chunk`` ranks are
     expanded per worker between exchanges: the successors of a chunk wait
     in memory for their owners' answers, so a small chunk keeps memory low
     (1,024 against 4,096: a quarter less peak memory, no slower).
@@ -132,29 +165,37 @@ def explore_levels(
     Examples
     --------
     >>> from acplab.model.engine.twophase import TwoPhase
-    >>> explore_levels(TwoPhase(3), workers=2).stats.states
+    >>> explore(TwoPhase(3)).stats.states
+    288
+    >>> explore(TwoPhase(3), workers=2).stats.states
     288
     """
     started = time.perf_counter()
     props = list(model.properties())
-    deadlock = getattr(model, "deadlock_property", DEADLOCK)
-    reject_duplicate_names(props + ([deadlock] if getattr(model, "check_deadlock", True) else []))
+    hooks = hooks_of(model)
+    reject_duplicate_names(props + ([hooks.deadlock_property] if hooks.check_deadlock else []))
     notes = []
+    if visitor is not None and workers > 1:
+        workers = 1
+        notes.append("a visitor watches the search in this process: one worker")
     if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
         workers = 1
         notes.append("this platform cannot fork: one worker")
     eventual = any(p.expectation == "eventually" for p in props)
+    saver = None
     if checkpoint:
         options = {"properties": [(p.name, p.expectation) for p in props], "por": por,
-                   "stop_on_violation": stop_on_violation, "expand_violating": expand_violating}
-        checkpoint = Checkpoint(checkpoint, identity, workers, options, records=eventual)
-    spill = str(checkpoint.spill) if checkpoint and eventual else None
+                   "expand_violating": expand_violating}
+        saver = Checkpoint(checkpoint, identity, workers, options, records=eventual)
+    spill = str(saver.spill) if saver and eventual else None
     collector = gc.isenabled()
-    gc.disable()  # one young collection per level instead (worker.settle); the workers fork with it off
+    gc.disable()  # young collections between levels instead (worker.settle); the workers fork with it off
+    settle.restart()
     run = None
     try:
-        run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk, spill)
-        result = run.search(progress, checkpoint, checkpoint_every)
+        run = _Run(model, props, limits, workers, stop_on_violation, expand_violating, por, (memory, in_memory),
+                   chunk, spill, visitor)
+        result = run.search(progress, saver, checkpoint_every)
         result.peak_bytes, result.worker_cpu = run.usage()
     finally:
         if run is not None:
@@ -162,19 +203,20 @@ def explore_levels(
         gc.unfreeze()
         if collector:
             gc.enable()
-        if checkpoint:
-            checkpoint.tidy()
+        if saver:
+            saver.tidy()
     result.note = "; ".join(filter(None, [*notes, run.resumed])) or None
     if result.reduced:
-        confirm(model, result, _unreduced(workers, in_memory, chunk), limits,
+        confirm(model, result, _unreduced(workers, memory, in_memory, chunk), limits,
                 stop_on_violation=stop_on_violation, expand_violating=expand_violating)
     result.stats.seconds = time.perf_counter() - started
     return result
 
 
-def _unreduced(workers: int, in_memory: int, chunk: int):
+def _unreduced(workers: int, memory: int | None, in_memory: int | None, chunk: int):
     def again(model, limits, por, **options):
-        return explore_levels(model, limits, workers, por=por, in_memory=in_memory, chunk=chunk, **options)
+        return explore(model, limits, por=por, workers=workers, memory=memory, in_memory=in_memory, chunk=chunk,
+                       **options)
 
     return again
 
@@ -182,36 +224,45 @@ def _unreduced(workers: int, in_memory: int, chunk: int):
 class _Run:
     """The coordinator of one search: peers, the level loop, the decisions and the parent links."""
 
-    def __init__(self, model, props, limits, workers, stop_on_violation, expand_violating, por, in_memory, chunk,
-                 spill=None):
+    def __init__(self, model, props, limits, workers, stop_on_violation, expand_violating, por, room, chunk,
+                 spill=None, visitor=None):
         self.model, self.limits, self.n = model, limits, workers
+        self.hooks = hooks = hooks_of(model)
         self.stop_on_violation, self.expand_violating = stop_on_violation, expand_violating
         self.props = props
         self.always = [p for p in props if p.expectation == "always"]
         self.warnings = {p.name for p in self.always if p.severity == "warning"}
-        self.deadlock = getattr(model, "deadlock_property", DEADLOCK)  # what a stuck state violates
+        self.deadlock = hooks.deadlock_property  # what a stuck state violates
         self.sometimes = [p for p in props if p.expectation == "sometimes"]
         self.tally = Tally(model, props)
         self.liveness = Liveness(model, props) if any(p.expectation == "eventually" for p in props) else None
-        self.ample = ample_of(model, por, self.liveness is not None, None)
+        self.ample = ample_of(hooks, por, self.liveness is not None, visitor)
         self.chunk = chunk
         self.resumed = None
         self.cpu_at_start = time.process_time()
-        options = {"in_memory": max(1, in_memory // workers), "folder": None, "por": por}
+        memory, in_memory = room  # the search's budget and cap, shared out among the workers
+        options = {"in_memory": None if in_memory is None else max(1, in_memory // workers), "folder": None,
+                   "por": por, "memory": memory_budget(memory) // workers}
         kind = Worker if self.liveness is None else EventualWorker
         if spill is not None:
             options["spill"] = spill  # the eventually records' edges: where a checkpoint can link them
+        if visitor is not None:
+            kind = type(f"Visiting{kind.__name__}", (Visiting, kind), {})
+            options["visitor"] = visitor
         if workers == 1:
             self.peers = [_Local(kind(model, 0, 1, **options))]
         else:
             ctx = multiprocessing.get_context("fork")
-            self.peers = [_Remote(ctx, model, i, workers, options, kind) for i in range(workers)]
+            self.peers = []
+            for i in range(workers):
+                self.peers.append(_Remote(ctx, model, i, workers, options, kind, self.peers))
         # what the search has decided so far (all of it goes into a checkpoint)
         self.state = {
             "level": 0, "sizes": [], "links": [], "states": 0, "transitions": 0, "seconds": 0.0,
             "violations": [], "witnesses": {}, "always": list(range(len(self.always))),
             "sometimes": list(range(len(self.sometimes))), "skip": set(), "check_deadlock":
-            getattr(model, "check_deadlock", True), "reduced": False, "counts": ({}, {}, 0),
+            hooks.check_deadlock, "reduced": False, "counts": ({}, {}, 0),
+            "narrowed": -1,  # the first level the reduction chose successors in (-1: none), for por.confirm
         }
 
     def close(self) -> None:
@@ -229,7 +280,7 @@ class _Run:
 
     def seed(self) -> None:
         """Number the initial states, decide on them, and hand them out."""
-        fingerprint = getattr(self.model, "fingerprint", hash)
+        fingerprint = self.hooks.fingerprint
         kept, fps = [], set()
         for ordinal, s in enumerate(self.model.init_states()):
             fp = fingerprint(s) & FP_MASK
@@ -265,7 +316,7 @@ class _Run:
             self.liveness.seeded(self.peers, [fp for _, _, fp in kept])
 
     def decide(self, level: int, found: list, rank_of, order_of) -> None:
-        """First violators and first witnesses of a level, in a one-process search's terms.
+        """First violators and first witnesses of a level, in a one-worker search's terms.
 
         ``found`` holds each worker's ``(first, witness)``: the least key of a
         violator per ``always`` index and the least keys of satisfiers per
@@ -278,7 +329,7 @@ class _Run:
             ranks = [rank_of(f[i]) for f, _ in found if i in f]
             if ranks:
                 first[i] = min(ranks)
-        # a warning's (a SHOULD's) first violator is still expanded, as in the one-process search
+        # a warning's (a SHOULD's) first violator is still expanded, as in the one-worker search
         skip = set() if self.expand_violating else {r for i, r in first.items() if self.always[i].severity != "warning"}
         for i, r in sorted(first.items()):
             st["violations"].append((*order_of(r), i, self.always[i].name, level, r))
@@ -310,6 +361,8 @@ class _Run:
         limit = None
         while st["sizes"][st["level"]] and limit is None:
             if self.stop_on_violation and self.errors():
+                if checkpoint:  # a run without the stop explores on from here
+                    self.save(checkpoint, started)
                 break
             if self.limits.max_depth is not None and st["level"] + 1 >= self.limits.max_depth:
                 limit = f"max depth {self.limits.max_depth}"
@@ -386,22 +439,24 @@ class _Run:
             if limit:
                 return limit
         self.number(level, _call(peers, "finish", [(gifts[i],) for i in range(n)]))
-        settle()  # as in search.explore: the states kept so far are long-lived and acyclic
+        settle()  # the states kept so far are long-lived and acyclic
         return None
 
     def number(self, level: int, finished: list) -> None:
         """Rank the next level's states across workers, record the parent links, decide."""
         st, n = self.state, self.n
         keys = [array("q") for _ in range(n)]
-        for k, (raw, _first, _witness, _deadlock) in zip(keys, finished):
+        for k, (raw, *_decisions) in zip(keys, finished):
             k.frombytes(raw)
+        if st["narrowed"] < 0 and any(narrowed for *_, narrowed in finished):
+            st["narrowed"] = level
         merged = array("q", sorted(key * n + i for i, k in enumerate(keys) for key in k))
         ranks = [array("q") for _ in range(n)]
         for r, tagged in enumerate(merged):
             ranks[tagged % n].append(r)
         links = array("q", (tagged // n for tagged in merged))
         _call(self.peers, "rank", [(r.tobytes(),) for r in ranks])
-        deadlocks = [d for *_, d in finished if d is not None]
+        deadlocks = [d for _k, _f, _w, d, _n in finished if d is not None]
         if deadlocks and st["check_deadlock"]:
             r = min(deadlocks)
             st["violations"].append((level, (r << ORD_BITS) | ORD_MASK, -1, self.deadlock.name, level, r))
@@ -411,7 +466,7 @@ class _Run:
         st["links"].append(links)
         st["sizes"].append(len(links))
         st["level"] = level + 1
-        self.decide(level + 1, [(f, w) for _, f, w, _ in finished], lambda k: bisect_left(links, k),
+        self.decide(level + 1, [(f, w) for _, f, w, *_ in finished], lambda k: bisect_left(links, k),
                     lambda r: (level, links[r]))
 
     def limit_hit(self, seconds: float) -> str | None:
@@ -457,6 +512,7 @@ class _Run:
         for name, (lvl, rank) in st["witnesses"].items():
             result.witnesses[name] = replay(self.model, self.ordinals(lvl, rank))
         result.reduced = st["reduced"]
+        result.exact_to = None if st["narrowed"] < 0 else st["narrowed"]
         starts = [0]
         for size in st["sizes"]:
             starts.append(starts[-1] + size)
@@ -469,7 +525,7 @@ class _Run:
                 for p, ordinals, loop in self.liveness.violations(self.peers, st["states"], st["sizes"][0],
                                                                   self.ordinals, starts):
                     result.violations.append(Violation(p, replay(self.model, ordinals, loop)))
-        deadlock = self.deadlock if getattr(self.model, "check_deadlock", True) else None
+        deadlock = self.deadlock if self.hooks.check_deadlock else None
         result.coverage = summarize(self.props, self.tally, st["states"], settled,
                                     {v.property.name for v in result.violations + result.warnings},
                                     set(result.missing_required) if result.complete else set(), deadlock, falsified)

@@ -51,18 +51,49 @@ def _effects(successor: tuple) -> tuple:
     return tuple(successor[2]) if len(successor) > 2 else ()
 
 
+class ReplayError(RuntimeError):
+    """A stored path that does not replay on the model: its message names the step."""
+
+
 def replay(model: TransitionSystem, ordinals: Sequence[int], loop_start=None) -> Path:
-    """Rebuild a path from its ordinals: the first picks the initial state."""
+    """Rebuild a path from its ordinals: the first picks the initial state, each next one an action.
+
+    Each step is the action recorded at that position of the state's
+    enabled actions, taken once: with the model's ``actions`` and ``step``
+    hooks (:mod:`.hooks`), one ``step`` per step; without them, the
+    ordinal-th of ``successors(state)``.  A step that does not replay (the
+    model enumerates fewer actions there than the search did: a model whose
+    ``successors`` is not deterministic, or changed since the path was
+    stored) raises :class:`ReplayError` naming the step.
+    """
+    from .hooks import hooks_of
+
+    hooks = hooks_of(model)
     inits = list(model.init_states())
+    if not 0 <= ordinals[0] < len(inits):
+        raise ReplayError(f"step 0 does not replay: the path starts at initial state {ordinals[0]}, "
+                          f"the model has {len(inits)}")
     state = inits[ordinals[0]]
     initial, steps, effects = state, [], []
-    for ordinal in ordinals[1:]:
-        for i, successor in enumerate(model.successors(state)):
-            if i == ordinal:
-                steps.append((successor[0], successor[1]))
-                effects.append(_effects(successor))
-                state = successor[1]
-                break
-        else:  # pragma: no cover - a nondeterministic model
-            raise RuntimeError("successors() is not deterministic: a stored path cannot be replayed")
+    actions_of, step_of = hooks.actions, hooks.step  # both or neither (hooks_of)
+    for n, ordinal in enumerate(ordinals[1:], 1):
+        successor: tuple | None
+        if actions_of is not None and step_of is not None:
+            actions = actions_of(state)
+            if not 0 <= ordinal < len(actions):
+                raise ReplayError(_lost(n, ordinal, len(actions)))
+            successor = (actions[ordinal], *step_of(state, actions[ordinal]))
+        else:
+            successors = model.successors(state)
+            successor = next((s for i, s in enumerate(successors) if i == ordinal), None)
+            if successor is None:
+                raise ReplayError(_lost(n, ordinal, len(list(model.successors(state)))))
+        steps.append((successor[0], successor[1]))
+        effects.append(_effects(successor))
+        state = successor[1]
     return Path(initial, tuple(steps), tuple(ordinals), loop_start, tuple(effects))
+
+
+def _lost(n: int, ordinal: int, enabled: int) -> str:
+    return (f"step {n} does not replay: the path takes action {ordinal + 1} of the state reached, which has "
+            f"{enabled} enabled: the model's successors are not deterministic, or it changed since the path was found")

@@ -1,6 +1,6 @@
 """Partial-order reduction: the engine's side of it (the model computes the ample sets).
 
-A model may offer ``ample(state)``: a reduced expansion of ``state``, as
+A model may offer ``ample(state)`` (:class:`~.hooks.AmpleSets`): a reduced expansion of ``state``, as
 ``(ordinal, successor)`` pairs that are a non-empty part of
 ``successors(state)`` (``ordinal`` is the successor's position there, so
 paths still replay on the full model), or ``None`` to expand fully.  The
@@ -18,13 +18,26 @@ What the engine adds, and what each expectation keeps
     paths and a missing witness are exactly those of an unreduced run.
 ``always``
     verdicts are preserved by the model's argument (the reduced graph reaches
-    a violation of every property the full graph violates).  Lengths are not:
-    a postponed independent action can make a reduced counterexample longer.
-    So whenever the reduced run finds violations or warnings (``severity=
-    "warning"``, whose paths are reported too), :func:`confirm` re-runs the
-    search *unreduced*, bounded by the depth of the longest reduced
-    counterexample, and reports its violations: the same properties, each
-    with the shortest counterexample and the very path an unreduced run gives.
+    a violation of every property the full graph violates).  Lengths are not,
+    even for a safety property whose visibility the reduction respected: if
+    the shortest counterexample ``w`` never takes the action ``b`` an ample
+    set chose alone, the argument gives the reduced graph ``b w`` (``b`` is
+    invisible and independent of ``w``), one step longer, and BFS depth on
+    the reduced graph is then not the shortest length.  What does hold: a
+    level expanded without the reduction choosing any state's successors
+    yields exactly the unreduced search's next level (same states, same
+    ranks, same first violators), so every level up to and including the
+    first one the reduction narrowed is an unreduced run's (the run records
+    that level, ``Result.exact_to``).  Hence, whenever the reduced run finds
+    violations or warnings (``severity="warning"``, whose paths are reported
+    too), :func:`confirm` keeps them as they are when each ends at a level
+    no deeper than ``exact_to`` (or the reduction narrowed nothing at all):
+    they are the unreduced run's, shortest, to the path.  Otherwise it
+    re-runs the search *unreduced*, bounded by the depth of the longest
+    reduced counterexample (and, when the run stops at its first violation,
+    stopping at its own first violation too), and reports its violations:
+    the same properties, each with the shortest counterexample and the very
+    path an unreduced run gives.
 ``eventually``
     reduced only when the model's ample function says its sets keep them
     (``ample.keeps_eventually``) and lists every enabled action of a state
@@ -36,7 +49,8 @@ What the engine adds, and what each expectation keeps
     behaviour (a terminal) keeps its length by that argument; a lasso's
     length is the liveness pass's pick on the graph it was given, so when the
     reduced run reports a lasso :func:`confirm` re-runs the whole search
-    unreduced and reports its violations.  A run with a visitor (it wants the
+    unreduced and reports its violations (unless the reduction narrowed no
+    state at all: the graph was then the full one).  A run with a visitor (it wants the
     whole graph) is never reduced.
 ``deadlock``
     a deadlock found is confirmed like a violation; not missing one is the
@@ -50,48 +64,61 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .hooks import AmpleSets, Hooks
 from .properties import TransitionSystem
 
 
-def ample_of(model: TransitionSystem, por: bool, eventual: bool, visitor) -> Callable | None:
-    """The model's ample function when the run may reduce, else None (``eventual``: the run has
-    ``eventually`` properties, which need ``keeps_eventually`` and ``enabled`` on it)."""
-    if not por or visitor is not None:
+def ample_of(hooks: Hooks, por: bool, eventual: bool, visitor) -> AmpleSets | None:
+    """The model's ample sets (``hooks.ample``) when the run may reduce, else None (``eventual``: the run
+    has ``eventually`` properties, which need the sets' ``keeps_eventually``)."""
+    if not por or visitor is not None or hooks.ample is None:
         return None
-    ample = getattr(model, "ample", None)
-    if ample is not None and eventual and not (getattr(ample, "keeps_eventually", False) and hasattr(ample, "enabled")):
-        return None
-    return ample
+    return hooks.ample if not eventual or hooks.ample.keeps_eventually else None
 
 
 def confirm(model: TransitionSystem, reduced, explore: Callable, limits, **options):
     """Replace a reduced run's counterexamples and warnings by the shortest unreduced ones.
 
-    ``explore`` is called unreduced with ``max_depth`` covering the longest
-    reduced counterexample (with no depth bound when one of them is a lasso,
-    an ``eventually`` counterexample that needs the complete graph); its
-    violations replace the reduced ones, in its
-    order (any reduced violation it did not meet is kept, so nothing found
-    is ever dropped; a confirming run cut short by ``limits`` leaves the
-    reduced ones it did not reach).  Returns ``reduced`` with ``confirmed`` set to the
-    number of states the confirming run explored.
+    Nothing to do when every one ends at a level the reduction left exact
+    (:func:`exact`).  Otherwise ``explore`` is called unreduced with
+    ``max_depth`` covering the longest reduced counterexample (with no depth
+    bound when one of them is a lasso, an ``eventually`` counterexample that
+    needs the complete graph); its violations replace the reduced ones, in
+    its order.  Any reduced violation it did not meet is kept, so nothing
+    found is dropped (a confirming run cut short by ``limits`` leaves the
+    reduced ones it did not reach), but for one case: with
+    ``stop_on_violation`` a confirming run that stopped at its first
+    violation is the answer, whole, as an unreduced run's first violations
+    are what a stopping run reports (a reduced counterexample deeper than
+    that is not a first one).  Returns ``reduced`` with ``confirmed`` set to
+    the number of states the confirming run explored.
     """
     from dataclasses import replace
 
     found = reduced.violations + reduced.warnings
-    if not found:
+    if not found or exact(reduced, found):
         return reduced
     if any(v.path.loop_start is not None for v in found):
         full = explore(model, limits, por=False, **options)  # a lasso needs the whole graph
     else:
         depth = max(len(v.path) for v in found)
         full = explore(model, replace(limits, max_depth=depth + 1), por=False, **options)
-    reduced.violations = _merged(full.violations, reduced.violations)
-    reduced.warnings = _merged(full.warnings, reduced.warnings)
+    whole = options.get("stop_on_violation") and full.violations and full.limit is None
+    reduced.violations = full.violations if whole else _merged(full.violations, reduced.violations)
+    reduced.warnings = full.warnings if whole else _merged(full.warnings, reduced.warnings)
     if options.get("stop_on_violation"):
         reduced.witnesses = full.witnesses
     reduced.confirmed = full.stats.states
     return reduced
+
+
+def exact(reduced, found: list) -> bool:
+    """Whether the counterexamples ``found`` are already the unreduced run's: the reduction narrowed no state
+    at all, or none is a lasso and each ends at a level no deeper than the first one it narrowed (module
+    docstring, ``always``)."""
+    if reduced.exact_to is None:
+        return True
+    return all(v.path.loop_start is None and len(v.path) <= reduced.exact_to for v in found)
 
 
 def _merged(confirmed: list, reduced: list) -> list:

@@ -15,7 +15,7 @@ Three refinements, each a field of :class:`Property`:
   (bounds the user chose); a missing one is a warning, not a violation.
 * ``armed`` (``always`` only): a predicate saying where the property has
   something to watch (coverage counts such states; a property never armed
-  held vacuously, see :mod:`.coverage`).
+  held vacuously, see :mod:`.search_coverage`).
 * ``every_state=True`` (``eventually`` only): the condition must become true
   again from *every* reachable state, not only from the initial ones
   (``[]<>P``: an obligation such as "nothing is owed" that is true at the
@@ -29,6 +29,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 Expectation = Literal["always", "sometimes", "eventually"]
+
+#: the one severity vocabulary of properties, monitors and their findings: a violation (a MUST broken) or a
+#: warning (a SHOULD or a heuristic: reported, never changes the verdict).  "error" means bad input only.
+VIOLATION, WARNING = "violation", "warning"
+SEVERITIES = (VIOLATION, WARNING)
 State = Any
 Action = Any
 
@@ -47,13 +52,13 @@ class Property:
     rules: tuple[str, ...] = ()
     description: str = ""
     explain: Callable[[State], str | None] | None = None
-    #: "error" (a violation) or "warning" (a SHOULD: reported, never changes the verdict)
-    severity: str = "error"
+    #: VIOLATION or WARNING (a SHOULD: reported, never changes the verdict)
+    severity: str = VIOLATION
     #: a ``sometimes`` witness whose absence is a violation (else a warning)
     required: bool = True
     #: an ``eventually`` condition that must recur from every reachable state (``[]<>``)
     every_state: bool = False
-    #: where the property has something to watch (``always``; for coverage, see :mod:`.coverage`)
+    #: where the property has something to watch (``always``; for coverage, see :mod:`.search_coverage`)
     armed: Callable[[State], bool] | None = None
 
     def sentence(self, state: State) -> str:
@@ -62,11 +67,11 @@ class Property:
         return said or self.description or self.name
 
 
-def always(name: str, condition, rules=(), description="", explain=None, severity="error", armed=None) -> Property:
+def always(name: str, condition, rules=(), description="", explain=None, severity=VIOLATION, armed=None) -> Property:
     """Every reachable state satisfies ``condition`` (``severity="warning"`` for a SHOULD; ``armed``: where it
     has something to watch, for coverage)."""
-    if severity not in ("error", "warning"):
-        raise ValueError(f"severity must be 'error' or 'warning', got {severity!r}")
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {severity!r}")
     return Property(name, "always", condition, tuple(rules), description, explain, severity=severity, armed=armed)
 
 

@@ -28,8 +28,9 @@ class FingerprintStore:
     __slots__ = ("seen", "index", "parent", "ordinal")
 
     def __init__(self, track_index: bool = False) -> None:
-        self.index: dict[int, int] | None = {} if track_index else None
-        self.seen: set[int] | dict[int, int] = self.index if track_index else set()
+        index: dict[int, int] | None = {} if track_index else None
+        self.index = index
+        self.seen: set[int] | dict[int, int] = set() if index is None else index
         self.parent = array("q")
         self.ordinal = array("i")
 
@@ -53,10 +54,11 @@ class FingerprintStore:
     def add(self, fp: int, parent: int, ordinal: int) -> int:
         """Record a new state; returns its index.  ``fp`` may be unmasked."""
         idx = len(self.parent)
-        if self.index is None:
-            self.seen.add(fp & FP_MASK)
-        else:
-            self.index[fp & FP_MASK] = idx
+        seen = self.seen
+        if isinstance(seen, set):
+            seen.add(fp & FP_MASK)
+        else:  # the index itself
+            seen[fp & FP_MASK] = idx
         self.parent.append(parent)
         self.ordinal.append(ordinal)
         return idx

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .fingerprint import fingerprint
 from .properties import Property, always, sometimes
 
 RM_STATES = ("working", "prepared", "committed", "aborted")
 _RM_SET = frozenset(RM_STATES)
+_RM_CODE = {r: i for i, r in enumerate(RM_STATES)}
 _TM_SET = frozenset(("init", "done"))
 
 
@@ -71,11 +73,14 @@ class TwoPhase:
         self.broken = broken
         self.symmetry = symmetry
         if symmetry:
-            self.fingerprint = self._canonical_hash
+            self.fingerprint = self._canonical_fingerprint
+        elif 4 * n + 3 <= 60:  # the exact code fits a stored fingerprint (60 bits)
+            self.fingerprint = self._code
+        self._rm_codes: dict[tuple, int] = {}
         # Actions are immutable: made once, shared by every successor.
         self._commit, self._abort = TPAction("TMCommit"), TPAction("TMAbort")
-        self._per_rm = [(i, 1 << i, *(TPAction(name, i) for name in ("TMRcvPrepared", "RMPrepare", "RMChooseToAbort",
-                                                                      "RMRcvCommitMsg", "RMRcvAbortMsg")))
+        self._per_rm = [(i, 1 << i, TPAction("TMRcvPrepared", i), TPAction("RMPrepare", i),
+                         TPAction("RMChooseToAbort", i), TPAction("RMRcvCommitMsg", i), TPAction("RMRcvAbortMsg", i))
                         for i in range(n)]
         self._all_prepared = (1 << n) - 1
 
@@ -86,7 +91,7 @@ class TwoPhase:
         """TMCommit, TMAbort, then per RM: TMRcvPrepared, RMPrepare, RMChooseToAbort,
         RMRcvCommitMsg, RMRcvAbortMsg (the order of TwoPhase.tla's Next)."""
         rm, tm, tp, mp, commit, abort = s
-        out = []
+        out: list[tuple[TPAction, tuple]] = []
         init = tm == "init"
         if init:
             if self.broken or tp == self._all_prepared:
@@ -128,7 +133,7 @@ class TwoPhase:
     def describe_step(self, before: tuple, action: TPAction, after: tuple) -> list[str]:
         """``field: old -> new`` for what the step changed, sets shown as sets of RMs."""
         out = []
-        for name, old, new in zip(TPState._fields, view(before), view(after)):
+        for name, old, new in zip(TPState._fields, before, after):  # the plain tuples: fields in TPState's order
             if old != new:
                 if name in ("tm_prepared", "msg_prepared"):
                     old, new = self._rms(old), self._rms(new)
@@ -138,8 +143,17 @@ class TwoPhase:
     def _rms(self, mask: int) -> str:
         return "{" + ", ".join(f"rm{i + 1}" for i in range(self.n) if mask >> i & 1) + "}"
 
-    def _canonical_hash(self, s: tuple) -> int:
-        """RMs are interchangeable: hash the state with its per-RM triples sorted."""
+    def _code(self, s: tuple) -> int:
+        """The state as an exact ``4n + 3``-bit number (RM states in base 4, then TM, both bit masks and the
+        two messages): TwoPhase's own fingerprint, equal in every process and never shared by two states."""
+        rm, tm, tp, mp, commit, abort = s
+        code = self._rm_codes.get(rm)
+        if code is None:
+            code = self._rm_codes[rm] = sum(_RM_CODE[r] << 2 * i for i, r in enumerate(rm))
+        return ((((code << self.n | tp) << self.n | mp) << 1 | (tm == "done")) << 1 | commit) << 1 | abort
+
+    def _canonical_fingerprint(self, s: tuple) -> int:
+        """RMs are interchangeable: the structural fingerprint of the state with its per-RM triples sorted."""
         rm, tm, tp, mp, commit, abort = s
         per_rm = sorted((r, tp >> i & 1, mp >> i & 1) for i, r in enumerate(rm))
-        return hash((tuple(per_rm), tm, commit, abort))
+        return fingerprint((tuple(per_rm), tm, commit, abort))

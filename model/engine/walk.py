@@ -3,8 +3,8 @@
 :func:`random_walks` starts ``walks`` behaviours from a random initial state
 and takes a random enabled action at each step, up to ``depth`` steps or
 until no action is enabled.  Every state on the way is checked against the
-``always`` properties (and deadlocks, when the model checks them), and the
-shortest violating walk found per property is reported; a state met twice
+``always`` properties (and deadlocks, as the model's ``deadlock_property``,
+when it checks them), and the shortest violating walk found per property is reported; a state met twice
 on one walk cuts the loop between the two visits out of the walk, so a
 reported walk never revisits a state.  Walks are reproducible from
 ``seed``.
@@ -17,7 +17,7 @@ walks found, not the shortest behaviours (an exhaustive search gives
 those).  ``sometimes`` witnesses met are reported, a missing one says
 nothing.  ``eventually`` properties are not checked.  Every property is
 followed past the first violation of another, as walks are independent.
-Coverage (:mod:`.coverage`) counts the steps taken per action kind, and per
+Coverage (:mod:`.search_coverage`) counts the steps taken per action kind, and per
 ``always`` property the states visited (evaluated) and those armed, counted
 at every visit; ``violated`` is 1 for a property some walk violated.
 """
@@ -28,10 +28,11 @@ import random
 import time
 from collections.abc import Callable
 
-from .coverage import Tally, summarize
+from .search_coverage import Tally, summarize
+from .hooks import hooks_of
 from .path import replay
-from .properties import DEADLOCK, TransitionSystem, reject_duplicate_names
-from .search import Result, Stats, Violation
+from .properties import TransitionSystem, reject_duplicate_names
+from .results import Result, Stats, Violation
 from .store import FP_MASK
 
 
@@ -49,9 +50,9 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     reject_duplicate_names(props)
     always = [p for p in props if p.expectation == "always"]
     sometimes = [p for p in props if p.expectation == "sometimes"]
-    fingerprint = getattr(model, "fingerprint", hash)
-    check_deadlock = getattr(model, "check_deadlock", True)
-    is_final = getattr(model, "is_final", None)
+    hooks = hooks_of(model)
+    fingerprint, check_deadlock, is_final = hooks.fingerprint, hooks.check_deadlock, hooks.is_final
+    deadlock = hooks.deadlock_property  # what a stuck state violates, named by the model
     rng = random.Random(seed)
     inits = list(model.init_states())
     best: dict[str, list[int]] = {}
@@ -63,6 +64,8 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     started = time.perf_counter()
     next_report = started + 0.5
     done = 0
+    where: dict[int, int]  # per walk: fingerprint -> its place on the path
+    states: list
     for done in range(1, walks + 1):
         ordinal = rng.randrange(len(inits))
         state, token, where, states = inits[ordinal], [ordinal], {}, []
@@ -86,7 +89,7 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
             if not successors:
                 tally.terminals += 1
                 if check_deadlock and not (is_final and is_final(state)):
-                    _note(best, [DEADLOCK.name], token)
+                    _note(best, [deadlock.name], token)
                 break
             if len(token) > depth:
                 break
@@ -107,13 +110,13 @@ def random_walks(model: TransitionSystem, walks: int, seed: int = 0, depth: int 
     stats.states, stats.seconds = len(seen), time.perf_counter() - started
     result = Result(complete=False, stats=stats, limit=f"{done} random walks of at most {depth} steps (seed {seed})")
     named = {p.name: p for p in always}
-    named[DEADLOCK.name] = DEADLOCK
+    named[deadlock.name] = deadlock
     for name, token in sorted(best.items(), key=lambda kv: (len(kv[1]), kv[0])):
         result.violations.append(Violation(named[name], replay(model, token)))
     result.witnesses = {p.name: replay(model, witnessed[p.name]) if p.name in witnessed else None
                         for p in sometimes}
     result.coverage = summarize([p for p in props if p.expectation != "eventually"], tally, visits, {},
-                                set(best), set(), DEADLOCK if check_deadlock else None)
+                                set(best), set(), deadlock if check_deadlock else None)
     return result
 
 

@@ -7,6 +7,13 @@ two states.  On the wire there are two connections, named as a capture names
 them: ``client-bridge`` (the bridge plays the agent) and ``bridge-agent`` (the
 bridge plays the client), so a counterexample's ``.jsonl`` reads like traffic
 recorded on both sides of a real bridge.
+
+The Mermaid diagram follows the ACP docs' conventions as the ACP model's
+does (:mod:`.mermaid`): participants ``Client (v2)``, ``Bridge`` and
+``Agent (v1)`` (or the reverse versions), responses dashed and requests and
+notifications solid whichever way they go, messages as the docs write them
+(``session/prompt (id=1, "hi")``), notes and long titles wrapped, never
+clipped.  The text story keeps the trace style (``session/prompt #1``).
 """
 
 from __future__ import annotations
@@ -16,8 +23,8 @@ from typing import NamedTuple
 from acplab.model import wire
 from acplab.model.acp.events import A2C, C2A
 
-from .labels import describe
-from .mermaid import escape, front_matter
+from .labels import describe, docs_label
+from .mermaid import arrow, escape, headed, wrapped
 
 #: channel -> (sender, receiver, connection, direction on that connection)
 CHANNELS = {
@@ -41,6 +48,12 @@ def versions(model) -> dict[str, str]:
     """Which ACP version each end speaks: the bridge joins a v2 client to a v1 agent, or the reverse."""
     v1_agent = "V1Agent" in type(model).__name__
     return {"client": "v2" if v1_agent else "v1", "agent": "v1" if v1_agent else "v2"}
+
+
+def bridge_versions(model) -> dict[str, int]:
+    """The protocol version spoken on each of the bridge's two connections (for the wire log's preamble)."""
+    v = versions(model)
+    return {"client-bridge": int(v["client"][1:]), "bridge-agent": int(v["agent"][1:])}
 
 
 def bridge_events(before, action, after) -> list[BridgeEvent]:
@@ -97,28 +110,39 @@ def bridge_records(steps) -> list[dict]:
     return out
 
 
+def docs_names(model) -> dict[str, str]:
+    """The lifelines as the ACP docs name them, with the version each end speaks: ``Client (v2)``, ``Bridge``, ..."""
+    v = versions(model)
+    return {"client": f"Client ({v['client']})", "bridge": "Bridge", "agent": f"Agent ({v['agent']})"}
+
+
 def bridge_mermaid(model, steps, title: str = "", violation: tuple[str, str] | None = None, rules=()) -> str:
-    """A sequence diagram of client, bridge and agent: arrows at delivery, in-flight ones at their send."""
-    names = party_names(model)
-    lines = front_matter(title) if title else []
-    lines.append("sequenceDiagram")
-    lines += [f"    participant {IDS[p]} as {escape(names[p])}" for p in ("client", "bridge", "agent")]
+    """A sequence diagram of client, bridge and agent: arrows at delivery, in-flight ones at their send.
+
+    Responses are dashed, requests and notifications solid, in either direction (the ACP docs' convention).
+    """
+    names = docs_names(model)
+    lines = headed(title, "C,A")
+    if "sequenceDiagram" not in lines:
+        lines.append("sequenceDiagram")
+    at = lines.index("sequenceDiagram") + 1
+    lines[at:at] = [f"    participant {IDS[p]} as {escape(names[p])}" for p in ("client", "bridge", "agent")]
     delivered = _delivered_sends(steps)
     for n, (_action, events) in enumerate(steps):
         for i, e in enumerate(events):
             if e.kind == "withhold":
-                lines.append(f"    Note over B: {escape('withholds ' + describe(e.msg))}")
+                lines.append(f"    Note over B: {wrapped('withholds ' + docs_label(e.msg))}")
                 continue
-            src, dst, _conn, direction = CHANNELS[e.channel]
-            dashed = "--" if direction == A2C else "-"
+            src, dst, _conn, _direction = CHANNELS[e.channel]
             if e.kind == "deliver":
-                lines.append(f"    {IDS[src]}{dashed}>>{IDS[dst]}: {escape(describe(e.msg))}")
+                lines.append(f"    {arrow(IDS[src], IDS[dst], e.msg)}: {escape(docs_label(e.msg))}")
             elif (n, i) not in delivered:
-                lines.append(f"    {IDS[src]}{dashed}){IDS[dst]}: {escape(describe(e.msg) + ' (in flight)')}")
+                lines.append(f"    {arrow(IDS[src], IDS[dst], e.msg, ')')}: "
+                             f"{escape(docs_label(e.msg) + ' (in flight)')}")
     if violation is not None:
         name, sentence = violation
         rule_text = f" [{', '.join(rules)}]" if rules else ""
-        lines += ["    rect rgb(255, 220, 220)", f"    Note over C,A: {escape(f'✗ {name}{rule_text}: {sentence}')}",
+        lines += ["    rect rgb(255, 220, 220)", f"    Note over C,A: {wrapped(f'✗ {name}{rule_text}: {sentence}')}",
                   "    end"]
     return "\n".join(lines) + "\n"
 

@@ -4,6 +4,16 @@ Pure functions of a path (steps with their events) or of a projected graph;
 the output is drop-in for the ACP docs, which use Mermaid, and every file is
 checked by Mermaid 11's own parser in the tests (``tests/js``).
 
+Sequence diagrams follow the docs' own conventions (protocol/v2/draft:
+prompt-lifecycle, cancellation, session-setup): participants ``Client`` (or
+``Client c1``, ``Client c2`` when there are several) and ``Agent``; requests
+and notifications are solid arrows and responses dashed, in either direction;
+messages are written as the docs write them (:func:`labels.docs_label`:
+``session/prompt (id=1, "hi")``, ``response to id=1 ({})``); long notes wrap
+with ``<br/>`` (as the docs' notes do) instead of being clipped, and a title
+too long for one line keeps its first clause and repeats in full as the
+diagram's first note.
+
 Text goes through the one :func:`escape` (and titles through
 :func:`front_matter`), which follow what Mermaid 11 does with raw text:
 
@@ -19,15 +29,17 @@ Text goes through the one :func:`escape` (and titles through
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import TYPE_CHECKING
 
 from acplab.model.acp.events import A2C, C2A
-from acplab.model import wire
+from acplab.model.acp.rule_monitor import Switches, is_id
+from acplab.model.acp.wire_reading import message_of, read_records
 from acplab.model.wire.capture import CaptureRecord, conn_label
-from acplab.model.wire.pairing import MODELLED_REQUESTS, RequestTracker, usable_id
+from acplab.model.wire.codec import MODELLED_REQUESTS
 
 from .flow import send_endings
-from .labels import describe, describe_event
+from .labels import docs_event, docs_label, is_response
 
 if TYPE_CHECKING:
     from .stategraph import Quotient
@@ -51,6 +63,46 @@ def escape(text: str) -> str:
     return out
 
 
+#: characters per line of a wrapped note (the docs' notes are short lines joined by <br/>)
+NOTE_WIDTH = 60
+#: a title longer than this keeps its first clause; the full text becomes the first note
+TITLE_WIDTH = 70
+
+
+def wrapped(text: str, width: int = NOTE_WIDTH) -> str:
+    """Note text escaped for Mermaid and wrapped with ``<br/>`` at ``width`` characters (never clipped).
+
+    >>> wrapped("a b c", 3)
+    'a b<br/>c'
+    """
+    lines = textwrap.wrap(" ".join(str(text).split()), width, break_long_words=True, break_on_hyphens=False)
+    out = "<br/>".join(escape(line) for line in lines) or escape(text)
+    return out.replace(":", "#58;") if "style" in out or "classDef" in out else out  # one Mermaid line: see escape
+
+
+def headed(title: str, span: str) -> list[str]:
+    """The front matter for ``title`` and, when it is too long for one line, a first note holding all of it."""
+    if not title:
+        return []
+    text = " ".join(str(title).split())
+    if len(text) <= TITLE_WIDTH:
+        return front_matter(text)
+    head = text.split(":", 1)[0]
+    head = head if len(head) <= TITLE_WIDTH else textwrap.shorten(head, TITLE_WIDTH, placeholder=" …")
+    return front_matter(head) + ["sequenceDiagram", f"    Note over {span}: {wrapped(text)}"]
+
+
+def participants(clients: int) -> list[str]:
+    """The lifelines, named as the docs name them: ``Client`` (``Client c1``, ... when several) and ``Agent``."""
+    names = ["Client"] if clients == 1 else [f"Client c{c + 1}" for c in range(clients)]
+    return [f"    participant C{c + 1} as {name}" for c, name in enumerate(names)] + ["    participant A as Agent"]
+
+
+def arrow(sender: str, receiver: str, msg, head: str = ">>") -> str:
+    """``sender->>receiver`` for a request or notification, ``sender-->>receiver`` for a response (as the docs draw them)."""
+    return f"{sender}{'--' if is_response(msg) else '-'}{head}{receiver}"
+
+
 def front_matter(title: str) -> list[str]:
     """The ``---`` block naming the diagram: the title as a YAML double-quoted (JSON) string."""
     return ["---", f"title: {json.dumps(' '.join(str(title).split()), ensure_ascii=False)}", "---"]
@@ -70,17 +122,17 @@ def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | N
     that sent it, as an open arrow marked "(in flight)".  ``loop_start`` (a
     lasso) puts the steps that repeat forever in a ``loop`` block.
     """
-    lines = front_matter(title) if title else []
-    lines.append("sequenceDiagram")
-    for c in range(clients):
-        lines.append(f"    participant C{c + 1} as client c{c + 1}")
-    lines.append("    participant A as agent (adapter + runtime)")
+    span = "C1,A" if clients else "A"
+    lines = headed(title, span)
+    if "sequenceDiagram" not in lines:
+        lines.append("sequenceDiagram")
+    lines[lines.index("sequenceDiagram") + 1:lines.index("sequenceDiagram") + 1] = participants(clients)
     ended = send_endings(steps)
     for n, (_action, events) in enumerate(steps):
         if loop_start is not None and n == loop_start:
             lines.append("    loop repeats forever")
-            span = f"step {n + 1} repeats" if n + 1 == len(steps) else f"steps {n + 1}-{len(steps)} repeat"
-            lines.append(f"    Note over A: {escape(span)}")
+            repeat = f"step {n + 1} repeats" if n + 1 == len(steps) else f"steps {n + 1}-{len(steps)} repeat"
+            lines.append(f"    Note over A: {escape(repeat)}")
         for i, e in enumerate(events):
             line = _in_flight(e) if e.kind == "send" and not e.lost and (n, i) not in ended else _mermaid_event(e)
             if line:
@@ -89,41 +141,39 @@ def mermaid(steps, clients: int, title: str = "", violation: tuple[str, str] | N
         lines.append("    end")
     if violation is not None:
         name, sentence = violation
-        span = "C1,A" if clients else "A"
         rule_text = f" [{', '.join(rules)}]" if rules else ""
         lines.append("    rect rgb(255, 220, 220)")
-        lines.append(f"    Note over {span}: {escape(f'✗ {name}{rule_text}: {sentence}')}")
+        lines.append(f"    Note over {span}: {wrapped(f'✗ {name}{rule_text}: {sentence}')}")
         lines.append("    end")
     return "\n".join(lines) + "\n"
 
 
-def _in_flight(e) -> str:
+def _ends(e) -> tuple[str, str]:
     c = f"C{e.conn[0] + 1}"
-    label = escape(describe(e.msg) + " (in flight)")
-    return f"{c}-)A: {label}" if e.dir == C2A else f"A-){c}: {label}"
+    return (c, "A") if e.dir == C2A else ("A", c)
+
+
+def _in_flight(e) -> str:
+    return f"{arrow(*_ends(e), e.msg, ')')}: {escape(docs_label(e.msg) + ' (in flight)')}"
 
 
 def _mermaid_event(e) -> str | None:
     k = e.kind
     if k == "deliver":
-        c = f"C{e.conn[0] + 1}"
-        label = escape(describe(e.msg))
-        return f"{c}->>A: {label}" if e.dir == C2A else f"A-->>{c}: {label}"
+        return f"{arrow(*_ends(e), e.msg)}: {escape(docs_label(e.msg))}"
     if k == "drop":
-        c = f"C{e.conn[0] + 1}"
-        label = escape(describe(e.msg) + " (dropped)")
-        return f"{c}-xA: {label}" if e.dir == C2A else f"A--x{c}: {label}"
+        return f"{arrow(*_ends(e), e.msg, 'x')}: {escape(docs_label(e.msg) + ' (dropped)')}"
     if k == "send" and e.lost:
-        c = f"C{e.conn[0] + 1}"
-        return f"A--x{c}: {escape(describe(e.msg) + ' (connection closed)')}" if e.dir == A2C else None
+        label = escape(docs_label(e.msg) + " (connection closed)")
+        return f"{arrow(*_ends(e), e.msg, 'x')}: {label}" if e.dir == A2C else None
     if k == "cut":
         return f"Note over C{e.conn[0] + 1},A: {escape(f'connection {conn_label(e.conn)} cut')}"
     if k == "connect":
         return f"Note over C{e.conn[0] + 1},A: {escape(f'connection {conn_label(e.conn)} opened')}"
     if k in ("insert", "reject", "fail", "work_end", "execute", "restart") or (k == "replayed" and e.original != e.sent):
-        return f"Note over A: {escape(describe_event(e).replace('[internal] ', ''))}"
+        return f"Note over A: {wrapped(docs_event(e) or k)}"
     if k == "bind":
-        return f"Note over C{e.client + 1}: {escape(describe_event(e).replace('[internal] ', ''))}"
+        return f"Note over C{e.client + 1}: {wrapped(docs_event(e) or k)}"
     return None
 
 
@@ -157,48 +207,51 @@ def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _capture_label(rec: CaptureRecord, requests: RequestTracker, version: str = "v2") -> str:
-    """A diagram label; ``requests`` pairs responses with the requests seen in the window."""
+def _capture_label(rec: CaptureRecord, o, version: str = "v2") -> str:
+    """A diagram label in the docs' words for ``rec``, read as ``o`` (:func:`~acplab.model.acp.wire_reading.read_records`:
+    a response knows the method of the request it answers, among those in the window)."""
     if rec.msg is None:
         return "(not JSON)"
     try:
-        method = rec.msg.get("method")
         rid = rec.msg.get("id")
-        hashable = usable_id(rid)
-        if isinstance(method, str) and hashable:
-            requests.request(rec.conn, rec.dir, rid, method)
-        response_to = None
-        if method is None and hashable:
-            response_to = requests.response(rec.conn, rec.dir, rid)
-        if isinstance(method, str) and method not in MODELLED_REQUESTS and hashable:
-            return f"{method} #{rid}"
-        if response_to is not None and response_to not in MODELLED_REQUESTS:
-            return f"{response_to} result #{rid}"
-        text = describe(wire.decode(rec.msg, response_to=response_to, version=version))
+        if o.shape == "request" and o.method not in MODELLED_REQUESTS and is_id(rid):
+            return f"{o.method} (id={rid})"
+        if o.answers is not None and o.answers not in MODELLED_REQUESTS:
+            return f"response to id={rid} ({o.answers})"
+        text = docs_label(message_of(o, version))
     except Exception:  # noqa: BLE001 - a label only; the violation itself says what is wrong
-        rid = rec.msg.get("id")
-        text = f"response #{rid}" if "method" not in rec.msg else str(rec.msg.get("method"))
-    return _clip(text, 80)
+        rid = rec.msg.get("id") if isinstance(rec.msg, dict) else None
+        text = f"response to id={rid}" if "method" not in rec.msg else str(rec.msg.get("method"))
+    return text
+
+
+def _is_response_record(rec: CaptureRecord) -> bool:
+    """A JSON-RPC response: no method, with an id (or an error)."""
+    return isinstance(rec.msg, dict) and "method" not in rec.msg and ("id" in rec.msg or "error" in rec.msg)
 
 
 def capture_window(window, name: str, rules, seqs, explanation: str, version: str = "v2") -> str:
     """A Mermaid sequenceDiagram of capture records around a violation; the records at ``seqs`` are marked."""
-    lines = front_matter(f"{name} [{', '.join(rules)}] at seq {', '.join(map(str, seqs))}") + ["sequenceDiagram"]
     ids: dict[str, str] = {}
     for rec in window:
-        if rec.conn not in ids:
-            ids[rec.conn] = f"C{len(ids) + 1}"
-            lines.append(f"    participant {ids[rec.conn]} as client {escape(_clip(rec.conn, 30))}")
-    lines.append("    participant A as agent")
+        ids.setdefault(rec.conn, f"C{len(ids) + 1}")
+    span = f"{next(iter(ids.values()))},A" if ids else "A"
+    lines = headed(f"{name} [{', '.join(rules)}] at seq {', '.join(map(str, seqs))}", span)
+    if "sequenceDiagram" not in lines:
+        lines.append("sequenceDiagram")
+    at = lines.index("sequenceDiagram") + 1
+    lines[at:at] = [f"    participant {c} as Client {wrapped(conn, 30)}" for conn, c in ids.items()] + [
+        "    participant A as Agent"]
     offending = set(seqs)
-    requests = RequestTracker()
-    for rec in window:
+    for rec, o in read_records(window, Switches(dialect=version, forced=True)):
+        if rec.close is not None:
+            continue
         c = ids[rec.conn]
         mark = "✗ " if rec.seq in offending else ""
-        label = escape(f"{mark}{rec.seq}: {_capture_label(rec, requests, version)}")
-        lines.append(f"    {c}->>A: {label}" if rec.dir == C2A else f"    A-->>{c}: {label}")
-    span = f"{next(iter(ids.values()))},A" if ids else "A"
+        label = wrapped(f"{mark}{rec.seq}: {_capture_label(rec, o, version)}", 100)
+        dash = "--" if _is_response_record(rec) else "-"
+        lines.append(f"    {c}{dash}>>A: {label}" if rec.dir == C2A else f"    A{dash}>>{c}: {label}")
     lines += ["    rect rgb(255, 220, 220)",
-              f"    Note over {span}: {escape(f'✗ {name}: ' + _clip(explanation, 200))}",
+              f"    Note over {span}: {wrapped(f'✗ {name}: ' + explanation)}",
               "    end"]
     return "\n".join(lines) + "\n"

@@ -20,12 +20,15 @@ from .statediff import diff, flatten, world_names
 from .traces import wire_records
 
 
-def acp_steps(model, states, steps, times_ms=None) -> list[dict]:
-    """Step views of an ACP run: ``states`` has one more entry than ``steps`` (``[(action, events)]``)."""
+def acp_steps(model, states, steps, times_ms=None, records=None) -> list[dict]:
+    """Step views of an ACP run: ``states`` has one more entry than ``steps`` (``[(action, events)]``);
+    ``records``: the run's wire records when the caller has them (:func:`.traces.wire_records`)."""
     names = world_names(model)
     out = [_initial(states[0], names)]
+    records = iter(wire_records(steps) if records is None else records)
     for n, (action, events) in enumerate(steps):
-        wire = [{k: r[k] for k in ("conn", "dir", "msg")} for r in wire_records([(action, events)])]
+        sent = sum(1 for e in events if e.kind == "send" and not e.lost)  # the records this step wrote
+        wire = [{k: r[k] for k in ("conn", "dir", "msg")} for r in (next(records) for _ in range(sent))]
         out.append({
             "n": n + 1, "label": model.format_action(action),
             "events": [t for t in (describe_event(e) for e in events) if t],
@@ -68,10 +71,10 @@ def run_view(ident: str, kind: str, name: str, title: str, steps: list[dict], *,
             "files": [str(f) for f in files], "svg": svg, "mermaid": mermaid_text, "steps": steps}
 
 
-def acp_run(ident, kind, name, title, model, path, *, violation=None, rules=(), files=()) -> dict:
+def acp_run(ident, kind, name, title, model, path, *, violation=None, rules=(), files=(), records=None) -> dict:
     """An explored ACP path as a report run, with its sequence diagram (SVG) and Mermaid text."""
     steps = path.actions_with_effects()
-    return run_view(ident, kind, name, title, acp_steps(model, path.states(), steps), rules=rules,
+    return run_view(ident, kind, name, title, acp_steps(model, path.states(), steps, records=records), rules=rules,
                     sentence=violation[1] if violation else None, files=files,
                     svg=sequence_svg(steps, model.bounds.clients, title, violation, rules),
                     mermaid_text=mermaid(steps, model.bounds.clients, title, violation, rules))

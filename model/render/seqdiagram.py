@@ -1,7 +1,9 @@
 """Sequence diagrams drawn with matplotlib (SVG, optionally PNG), deterministic to the byte.
 
-One lifeline per client (``c1``, ``c2``, ...) and one for the agent (adapter +
-runtime).  Time runs downwards.  A message is an arrow from its sender at the
+In the ACP docs' style, as the Mermaid text (:mod:`.mermaid`): one lifeline
+per client (``Client``, or ``Client c1``, ``Client c2``, ...) and one for the
+``Agent`` (adapter + runtime); responses dashed, requests and notifications
+solid; messages written as the docs write them (:func:`.labels.docs_label`).  Time runs downwards.  A message is an arrow from its sender at the
 step it was sent to its receiver at the step it was delivered: horizontal when
 it was delivered at the very next step, slanted when something else happened
 in between.  Sends are paired with deliveries through per-channel FIFO queues
@@ -24,11 +26,11 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 
-from acplab.model.acp.events import A2C, C2A
+from acplab.model.acp.events import C2A
 from acplab.model.wire.capture import conn_label
 
 from .flow import send_endings
-from .labels import describe, describe_event
+from .labels import docs_event, docs_label, is_response
 from .style import pyplot, save_deterministic, setup_rcparams
 
 NOTE_KINDS = ("insert", "reject", "fail", "work_end", "execute", "restart", "replayed")
@@ -107,7 +109,8 @@ def layout(steps, clients: int) -> Layout:
     xs = lambda c: c * LIFELINE_GAP  # noqa: E731
     done = _completion_steps(steps)
     out = Layout()
-    # per channel: FIFO of (row the arrow starts at, or None when it is drawn at its delivery row)
+    # per channel: FIFO of (row the arrow starts at, or None when it is drawn at its delivery row;
+    # whether the message is a response, drawn dashed)
     pending: dict = {}
     for n, (_action, events) in enumerate(steps):
         step_row: int | None = None
@@ -131,32 +134,32 @@ def layout(steps, clients: int) -> Layout:
                 if e.lost:
                     r = fresh()
                     out.rows[r].append(Item("lost", src, r, src + (dst - src) * 0.45, r,
-                                            f"{describe(e.msg)} (connection {conn_label(e.conn)} closed)", "#a40000",
-                                            dashed=e.dir == A2C, xm=(src + dst) / 2))
+                                            f"{docs_label(e.msg)} (connection {conn_label(e.conn)} closed)", "#a40000",
+                                            dashed=is_response(e.msg), xm=(src + dst) / 2))
                     continue
                 end = done.get((n, i))
                 if end is not None and not end[2]:
-                    pending.setdefault((e.conn, e.dir), []).append(None)
+                    pending.setdefault((e.conn, e.dir), []).append((None, is_response(e.msg)))
                 else:
                     r = row()
-                    pending.setdefault((e.conn, e.dir), []).append(r)
+                    pending.setdefault((e.conn, e.dir), []).append((r, is_response(e.msg)))
                     if end is None:  # still in flight at the end: marked here, drawn after the last step
                         out.rows[r].append(Item("mark", src, r, colour="#555555"))
                         out.inflight.append(Item("inflight", src, r, dst - (dst - src) * 0.06, -1,
-                                                 f"{describe(e.msg)} (in flight since step {n + 1})",
+                                                 f"{docs_label(e.msg)} (in flight since step {n + 1})",
                                                  "#555555", dashed=True, xm=(src + dst) / 2))
             elif k in ("deliver", "drop"):
                 c = e.conn[0]
                 src, dst = (xs(c), agent_x) if e.dir == C2A else (agent_x, xs(c))
                 q = pending.get((e.conn, e.dir))
-                start = q.pop(0) if q else None
+                start = q.pop(0)[0] if q else None
                 r = fresh()
                 y0 = r if start is None else start
                 if k == "deliver":
-                    item = Item("arrow", src, y0, dst, r, describe(e.msg), dashed=e.dir == A2C)
+                    item = Item("arrow", src, y0, dst, r, docs_label(e.msg), dashed=is_response(e.msg))
                 else:
-                    item = Item("lost", src, y0, src + (dst - src) * 0.6, r, describe(e.msg) + " (dropped)",
-                                "#a40000", dashed=e.dir == A2C, xm=(src + dst) / 2)
+                    item = Item("lost", src, y0, src + (dst - src) * 0.6, r, docs_label(e.msg) + " (dropped)",
+                                "#a40000", dashed=is_response(e.msg), xm=(src + dst) / 2)
                 (out.rows[r] if y0 == r else out.slanted).append(item)
                 if y0 != r:
                     out.rows[r].append(Item("dot", dst, r))  # reserve the row
@@ -164,12 +167,12 @@ def layout(steps, clients: int) -> Layout:
                 c = e.conn[0]
                 r = fresh()
                 for key in [key for key in pending if key[0] == e.conn]:
-                    for start in pending.pop(key):
+                    for start, response in pending.pop(key):
                         msg_dir = key[1]
                         src, dst = (xs(c), agent_x) if msg_dir == C2A else (agent_x, xs(c))
                         y0 = r if start is None else start
                         out.slanted.append(Item("lost", src, y0, src + (dst - src) * 0.5, r, "", "#a40000",
-                                                dashed=msg_dir == A2C))
+                                                dashed=response))
                 lost = len(e.lost)
                 text = f"connection {conn_label(e.conn)} cut" + (f": {lost} message(s) in flight lost" if lost else "")
                 out.rows[r].append(Item("line", xs(c), r, agent_x, r, text, "#a40000", dashed=True))
@@ -179,10 +182,9 @@ def layout(steps, clients: int) -> Layout:
                 out.rows[r].append(Item("line", xs(c), r, agent_x, r, f"connection {conn_label(e.conn)} opened",
                                         "#1b7f3b", dashed=True))
             elif k in NOTE_KINDS or k == "bind":
-                text = describe_event(e)
+                text = docs_event(e)
                 if not text:
                     continue
-                text = text.replace("[internal] ", "")
                 x = xs(e.client) if k == "bind" else agent_x
                 shared = step_row is not None and out.rows[step_row] and all(
                     it.kind == "mark" for it in out.rows[step_row])
@@ -244,7 +246,7 @@ def draw_sequence(steps, clients: int, title: str = "", violation=None, rules=()
     setup_rcparams()
     lay = layout(steps, clients)
     agent_x = clients * LIFELINE_GAP
-    names = [f"client c{c + 1}" for c in range(clients)] + ["agent\n(adapter + runtime)"]
+    names = (["Client"] if clients == 1 else [f"Client c{c + 1}" for c in range(clients)]) + ["Agent\n(adapter + runtime)"]
     xs = [c * LIFELINE_GAP for c in range(clients)] + [agent_x]
 
     # vertical positions (inches from the top): rows grow with their wrapped labels

@@ -35,6 +35,16 @@ def setup_rcparams() -> None:
 
 def save_deterministic(fig, path_svg, path_png=None) -> None:
     """Write the SVG (and PNG) without dates or software versions, so equal input gives equal bytes."""
-    fig.savefig(path_svg, format="svg", metadata={"Date": None, "Creator": None})
-    if path_png is not None:
-        fig.savefig(path_png, format="png", dpi=110, metadata={"Software": None})
+    import os
+
+    from .atomic import replacing  # every file written atomically; a stream (an in-memory page) as it is
+
+    for path, options in ((path_svg, dict(format="svg", metadata={"Date": None, "Creator": None})),
+                          (path_png, dict(format="png", dpi=110, metadata={"Software": None}))):
+        if path is None:
+            continue
+        if not isinstance(path, (str, os.PathLike)):
+            fig.savefig(path, **options)
+            continue
+        with replacing(path) as tmp:
+            fig.savefig(tmp, **options)

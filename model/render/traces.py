@@ -20,11 +20,13 @@ from .labels import describe_event
 from .statediff import diff, display
 
 
-def step_trace(model, steps, title: str, violation: str | None = None, loop_start: int | None = None) -> str:
+def step_trace(model, steps, title: str, violation: str | None = None, loop_start: int | None = None,
+               visible: str | None = None) -> str:
     """Numbered steps: the action, then what crossed the wire and happened inside.
 
     ``loop_start`` (a lasso: the state the last step returns to, 0 being the
-    initial state) marks where the part that repeats forever begins.
+    initial state) marks where the part that repeats forever begins;
+    ``visible`` says where the wire log alone shows the violation.
     """
     lines = [title, ""]
     for n, (action, events) in enumerate(steps, 1):
@@ -40,7 +42,14 @@ def step_trace(model, steps, title: str, violation: str | None = None, loop_star
         lines.append(f"     -- back to the state after step {loop_start}, for ever --")
     if violation:
         lines += ["", f"violation: {violation}"]
+    if visible:
+        lines.append(visible)
     return "\n".join(lines) + "\n"
+
+
+def wire_steps(steps) -> list[int]:
+    """The step number of each record :func:`wire_records` writes, in order."""
+    return [n for n, (_action, events) in enumerate(steps, 1) for e in events if e.kind == "send" and not e.lost]
 
 
 def wire_records(steps, times_ms=None) -> list[dict]:

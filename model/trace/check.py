@@ -2,7 +2,7 @@
 
 The capture (DESIGN.md, "Capture format") is read as a stream.  Each record's
 ``msg`` is classified and annotated once by the observer's front end
-(:mod:`acplab.model.acp.observer`) and handed to the monitors that asked for
+(:mod:`acplab.model.acp.wire_reading`) and handed to the monitors that asked for
 it (:mod:`acplab.model.acp.rules`): the same classes the explorer and the
 simulator run.  With ``internal`` (a sidecar, :mod:`.sidecar`) the monitors
 that need agent- or client-internal events run too; without it they are
@@ -34,7 +34,7 @@ Decisions
 Memory and speed
 ----------------
 Every monitor keeps one mutable book for the whole capture (flat dicts and
-sets mutated in place; see :mod:`acplab.model.acp.observe`), keyed by
+sets mutated in place; see :mod:`acplab.model.acp.rule_monitor`), keyed by
 connection and forgotten when a connection ends.  What grows is what the
 rules must remember: the message IDs returned (P5) and seen (the insertion
 proxy); heuristics keep bounded tables.  No monitor is copied for speed:
@@ -51,19 +51,22 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from acplab.model.acp.observe import (V1, VIOLATION, WARNING, Obs, Switches, conn_name, new_book, settle, violation,
-                                      warning)
-from acplab.model.acp.observer import Dispatch, Frontend, classify, close_obs, internal_obs
+from acplab.model.acp.rule_monitor import (V1, VIOLATION, WARNING, Obs, Switches, conn_name, new_book, settle,
+                                           violation, warning)
+from acplab.model.acp.wire_reading import Dispatch, Frontend, classify, close_obs, internal_obs
 from acplab.model.acp.rules import make_monitors
 from acplab.model.engine.verdicts import exit_code
 from acplab.model.errors import InputError
 from acplab.model.wire.capture import CaptureError, CaptureRecord, iter_capture_lenient, parse_conn_label
 
-from .sidecar import read_sidecar
+from .itf import is_itf, itf_as_capture
+from .schema import SchemaCheck
+from .sidecar import read_sidecar, sidecar_kinds
 
 WINDOW = 20
 MAX_PER_PROPERTY = 10
@@ -135,6 +138,10 @@ class TraceResult:
     dialects: dict[str, str] = field(default_factory=dict)
     dialect_source: str = "default"
     internal: str | None = None
+    #: the sidecar was found beside the capture (``X.events.jsonl``), not given
+    internal_beside: bool = False
+    #: the readings where the RFD and the schema differ, as this run took them (see :func:`readings`)
+    readings: dict = field(default_factory=dict)
     out_dir: str | None = None
     #: per violation (in order), the capture records up to it (for diagrams)
     windows: list[tuple] = field(default_factory=list, repr=False)
@@ -167,7 +174,7 @@ class TraceResult:
             "suppressed": dict(self.suppressed),
             "checked": [{"property": n, "rules": list(r)} for n, r in self.checked],
             "not_checkable": [{"property": n, "rules": list(r), "needs": list(e)} for n, r, e in self.not_checkable],
-            "internal": self.internal,
+            "internal": self.internal, "internal_beside": self.internal_beside, "readings": dict(self.readings),
             "witnesses": {"found": [], "missing": []},
             "out": self.out_dir,
         }
@@ -228,17 +235,32 @@ class _Loads:
 # --------------------------------------------------------------------------- the checker
 
 
-class _Checker:
-    def __init__(self, spec: TraceSpec, switches: Switches, internal: bool, complete: bool) -> None:
+class TraceChecker:
+    """The checker of one capture, fed one record at a time: :func:`check_capture` and ``acplab test``'s live judge.
+
+    :meth:`read` reads capture lines (a path, a file or any iterable of
+    lines) with the checker's own JSON reading (:class:`_Loads`), yielding
+    each record with the repeated member names of its line; :meth:`feed`
+    judges it (a bad line is a ``CaptureFormat`` violation); :meth:`internal`
+    feeds a sidecar event; :meth:`end` settles the obligations (``complete``:
+    as ``--complete``) and :meth:`result` gives the verdict.  ``found`` holds
+    ``(monitor, finding, line, n, window)`` as they come.
+    """
+
+    def __init__(self, spec: TraceSpec, switches: Switches, internal: bool, complete: bool, schema=None) -> None:
         self.spec = spec
+        self.loads = _Loads()
+        self.schema = schema
         self.switches = switches
         self.complete = complete
         self.frontend = Frontend(switches)
         self.fbook = new_book(self.frontend.fields)
+        self.dialects_seen: dict = {}  # each connection's dialect, kept past its close
+        self.held_closes: list = []  # close records no message has followed yet
         self.monitors = make_monitors(switches, internal_events=internal)
         self.books = [new_book(m.fields) for m in self.monitors]
         self.dispatch = Dispatch(self.monitors)
-        self.targets, self.arms_of, self.feed = self.dispatch.targets, self.dispatch.arms_of, self.frontend.feed
+        self.targets, self.arms_of, self.front = self.dispatch.targets, self.dispatch.arms_of, self.frontend.feed
         self.ons = [m.on for m in self.monitors]
         #: per arm (see Dispatch), a test of its monitor's book (does it have something to watch for?), and its result
         self.checks: list = []
@@ -251,10 +273,29 @@ class _Checker:
         self.messages = 0
         self.line = None
 
+    # -- the public feed ------------------------------------------------------------
+
+    def read(self, source):
+        """``(record or CaptureError, repeated member names)`` for each line of ``source``, read as it is pulled."""
+        take = self.loads.take
+        for item in iter_capture_lenient(source, loads=self.loads):
+            yield item, take()
+
+    def feed(self, item, repeated: list[str]) -> None:
+        """Judge one item of :meth:`read`: a record, or a bad line."""
+        if isinstance(item, CaptureError):
+            self.bad_line(item)
+        else:
+            self.record(item, repeated)
+
+    def result(self, name: str, internal=None, started: float | None = None) -> TraceResult:
+        """The verdict so far (call :meth:`end` first for the obligations); ``started``: a ``perf_counter``."""
+        return _result(self, self.spec, name, internal, started if started is not None else time.perf_counter())
+
     # -- observations ------------------------------------------------------------
 
     def run(self, o: Obs) -> None:
-        self.feed(self.fbook, o)
+        self.front(self.fbook, o)
         always, armed = self.targets(o.keys, o.dialect)
         live = self.live
         if armed:
@@ -301,6 +342,11 @@ class _Checker:
         return None
 
     def record(self, rec: CaptureRecord, repeated: list[str]) -> None:
+        if rec.close is not None:  # a close record: held until a message follows it (see _release_closes)
+            self.held_closes.append(rec)
+            return
+        if self.held_closes:
+            self._release_closes(self.held_closes)
         self.messages += 1
         self.line = rec.line
         self.window.append(rec)
@@ -310,6 +356,8 @@ class _Checker:
         if rec.msg is not None and not repeated:
             classify(o)
             self.run(o)
+            if self.schema is not None:
+                self._validate(o)
             return
         if rec.msg is None:
             o.shape = "invalid"
@@ -325,11 +373,37 @@ class _Checker:
                 o.problem = problem if o.problem is None else f"{o.problem}; {problem}"
         self.run(o)
 
+    def _validate(self, o: Obs) -> None:
+        """--schema: the message against its dialect's official schema (a response: its request's method)."""
+        problem = self.schema.problem(o.msg, o.dialect, o.answers)
+        if problem is not None:
+            self._report(_SCHEMA, violation((), f"{o.method or o.answers or o.shape} on {conn_name(o.conn)}: "
+                                                f"{problem}", o.stamp))
+
     def internal(self, after: int, event: str, data: dict) -> None:
         if event == "close":
-            self.run(close_obs(data.get("conn"), after))
+            self._close(data.get("conn"), after)
         else:
             self.run(internal_obs(event, data, after))
+
+    def _release_closes(self, closes) -> None:
+        """Close records: the connection ended (E10; the RFD: "the connection is lost: detected by the Client"), so
+        its obligations end with it.  Choice (the RFD is silent): the closes at the very end of the capture that
+        the *client* made are the end of that connection's recording, not a loss: :meth:`end` judges its
+        obligations as at the end of a capture without close records (with ``--complete``, the agent was at rest
+        when the client left).  A close by the agent (it exited) or of unknown origin ends them, as does any
+        close that more traffic follows."""
+        for rec in closes:
+            self.line = rec.line
+            if rec.conn not in self.labels:
+                self._connection(rec.conn, rec.seq)
+            self._close(rec.conn, rec.seq)
+        self.held_closes = []
+
+    def _close(self, conn, seq) -> None:
+        """End a connection; its dialect stays reported (the front end forgets it)."""
+        self.dialects_seen.update(self.fbook.dialect)
+        self.run(close_obs(conn, seq))
 
     def _connection(self, label: str, seq: int) -> None:
         """A first record on ``cN.E`` closes the earlier ``cN.E'`` (the model reconnects after a cut)."""
@@ -343,7 +417,7 @@ class _Checker:
         kept = []
         for old, old_epoch in self.epochs.get(client, []):
             if old_epoch < epoch:
-                self.run(close_obs(old, seq))
+                self._close(old, seq)
             else:
                 kept.append((old, old_epoch))
         self.epochs[client] = kept + [(label, epoch)]
@@ -361,6 +435,7 @@ class _Checker:
         self.found.append((_FORMAT, _problem(str(err), None), err.line, self.messages, ()))
 
     def end(self) -> None:
+        self._release_closes([rec for rec in self.held_closes if rec.close != "client"])
         self.line = None
         for m, b in zip(self.monitors, self.books):
             for f in m.end(b, self.complete, self.fbook) or ():
@@ -386,6 +461,12 @@ class _Failed:
     description = "every message can be judged by every monitor"
 
 
+class _SchemaConformance:
+    name = "SchemaConformance"
+    description = "every message validates against the official ACP schema given with --schema"
+
+
+_SCHEMA = _SchemaConformance()
 _FORMAT = _Format()
 _FAILED = _Failed()
 
@@ -395,65 +476,96 @@ def _problem(text: str, o: Obs | None):
 
 
 def check_capture(path, spec: str | None = None, *, complete: bool = False, internal=None,
-                  switches: Switches | None = None) -> TraceResult:
+                  switches: Switches | None = None, schema: str | None = None) -> TraceResult:
     """Check the capture at ``path``; ``spec`` None detects each connection's dialect from ``initialize``.
 
     ``internal`` names a sidecar of internal events; ``switches`` overrides
-    the spec's choices (see :class:`~acplab.model.acp.observe.Switches`).
-    ``result.windows`` holds the records before each violation.
+    the spec's choices (see :class:`~acplab.model.acp.rule_monitor.Switches`).
+    ``result.windows`` holds the records before each violation.  A path
+    ending in ``.itf.json`` is an ITF trace of wire records (:mod:`.itf`).
     """
+    if is_itf(path):
+        with itf_as_capture(path, internal) as (capture, events):
+            result = check_capture(capture, spec, complete=complete, internal=events, switches=switches,
+                                   schema=schema)
+        if events is not None and internal is None:
+            result.internal = f"{path} (its internal events)"
+        for finding in result.violations + result.warnings:
+            finding.line = None  # a line of the records rebuilt from the trace, not of the ITF file: seq says where
+        return result
     was_collecting = gc.isenabled()
     gc.disable()  # the books hold no reference cycles; a collector walking a million entries costs a third of the time
     try:
-        return _check(path, spec, complete, internal, switches)
+        return _check(path, spec, complete, internal, switches, schema)
     finally:
         if was_collecting:
             gc.enable()
 
 
-def _check(path, spec, complete, internal, switches) -> TraceResult:
+def readings(sw: Switches) -> dict:
+    """The two places where the RFD and the 2.4.0 schema read differently, as ``sw`` takes them (the output says so).
+
+    * message-ID scope (P5, U12): ``type`` (the schema's ``MessageId``: unique
+      among messages of one type) or ``session`` (the RFD: "IDs are unique
+      within the session");
+    * unprefixed unknown stop reasons (W6): ``violation`` (the schema reserves
+      them for ACP) or ``warning`` (the RFD: a client handles an unknown stop
+      reason as a generic stop).
+    """
+    return {"message_id_scope": sw.id_scope,
+            "unknown_stop_reason": VIOLATION if sw.strict_enums and sw.strict_stop_reasons else WARNING}
+
+
+def _check(path, spec, complete, internal, switches, schema=None) -> TraceResult:
     tspec = get_trace_spec(spec or "rfd")
     sw = switches if switches is not None else tspec.switches
     sw = sw._replace(forced=spec is not None)
     started = time.perf_counter()
-    name = str(path)
-    checker = _Checker(tspec, sw, internal is not None, complete)
+    name = str(path) if isinstance(path, (str, os.PathLike)) else str(getattr(path, "name", "<capture>"))
+    kinds = sidecar_kinds(internal) if internal is not None else set()
+    # a sidecar of close events alone feeds the wire monitors only: the internal ones would find nothing to stand on;
+    # an empty one says that no internal event happened (a model's behaviour that inserts nothing)
+    checker = TraceChecker(tspec, sw, internal is not None and (not kinds or bool(kinds - {"close"})), complete,
+                       SchemaCheck(schema) if schema is not None else None)
     events = read_sidecar(internal) if internal is not None else iter(())
     pending = next(events, None)
-    loads = _Loads()
+    last_seq = 0
     seen_record = False
-    for item in iter_capture_lenient(path, loads=loads):
-        repeated = loads.take()
+    for item, repeated in checker.read(path):
         if isinstance(item, CaptureError):
             if not seen_record:
                 raise InputError(f"{item} (not a capture: the first record must be "
                                  '{"seq", "conn", "dir", "msg"})') from None
-            checker.bad_line(item)
-            continue
-        seen_record = True
-        while pending is not None and pending[0] < item.seq:
-            checker.internal(*pending)
-            pending = next(events, None)
-        checker.record(item, repeated)
+        else:
+            seen_record = True
+            last_seq = item.seq
+            while pending is not None and pending[0] < item.seq:
+                checker.internal(*pending)
+                pending = next(events, None)
+        checker.feed(item, repeated)
     if not seen_record:
         raise InputError(f"{name}: empty capture: no records")
     while pending is not None:
+        if pending[0] > last_seq:
+            raise InputError(f"{internal}: an internal event ({pending[1]}) follows seq {pending[0]}, past the end "
+                             f"of the capture (its last seq is {last_seq})")
         checker.internal(*pending)
         pending = next(events, None)
     checker.end()
-    return _result(checker, tspec, name, internal, started)
+    return checker.result(name, internal, started)
 
 
-def _result(checker: _Checker, tspec: TraceSpec, name: str, internal, started: float) -> TraceResult:
+def _result(checker: TraceChecker, tspec: TraceSpec, name: str, internal, started: float) -> TraceResult:
     result = TraceResult(spec=tspec.name, path=name, complete=checker.complete, messages=checker.messages,
                          internal=None if internal is None else str(internal))
+    result.readings = readings(checker.switches)
     result.checked = [(m.name, tuple(m.rules)) for m in checker.monitors]
     run = {m.name for m in checker.monitors}
     result.not_checkable = [(m.name, tuple(m.rules), tuple(m.events)) for m in make_monitors(checker.switches)
                             if m.name not in run]
     result.suppressed = {f"{n} ({level})": k - MAX_PER_PROPERTY for (n, level), k in checker.counts.items()
                          if k > MAX_PER_PROPERTY}
-    dialects = checker.fbook.dialect
+    dialects = {**checker.dialects_seen, **checker.fbook.dialect}
     result.dialects = {conn_name(c): d for c, d in dialects.items()}
     result.dialect_source = "--spec" if checker.switches.forced else "initialize" if dialects else "default"
     for m, f, line, n, window in checker.found:

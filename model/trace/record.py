@@ -25,12 +25,28 @@ records are written (and flushed) right after each relayed chunk.
 The child's exit status is ours (killed by signal N: 128+N). SIGINT, SIGTERM
 and SIGHUP sent to the proxy are forwarded to the child (which runs in its own
 process group, so a terminal's Ctrl-C reaches it once, through us).
+
+Ownership of the capture: ``--out F`` is opened without truncating and
+locked (``flock``, exclusive, not waiting) before anything is checked or
+written, so a second recorder of the same file is refused with one line and
+the first one's records stay whole.
+
+The end: after the child exits, the relay goes on while any process (a
+grandchild) still holds the child's stdout open, up to
+:data:`LINGER_SECONDS`; then the capture gets a close record for the
+connection (``by``: ``client`` when our stdin ended first, else ``agent``;
+``exit``: the child's exit status).  A line cut off by the end (no newline)
+is recorded as ``raw`` with ``"partial": true``, never as a message.
+``--append`` first closes the previous connections that have no close
+record (``by: unknown``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -48,27 +64,32 @@ HEAD_BYTES = 1024  # what an over-long line keeps
 FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
-DRAIN_IDLE_SECONDS = 2.0  # after the child exits: stop waiting for its stdout after this long without data
+#: after the child exits: how long the relay waits for every holder of its stdout (a grandchild) to close it
+LINGER_SECONDS = 10.0
 
 
 class _Slot:
     """A line's place in the capture, reserved before it is relayed; ``ready`` once it may be written."""
 
-    __slots__ = ("dir", "t", "data", "size", "ready")
+    __slots__ = ("conn", "dir", "t", "data", "size", "ready", "partial")
 
-    def __init__(self, direction: str, data: bytes, size: int | None = None) -> None:
+    def __init__(self, conn: str, direction: str, data: bytes, size: int | None = None, partial: bool = False) -> None:
+        self.conn = conn
         self.dir = direction
         self.t = 0.0
         self.data = data
         self.size = size  # set for an over-long line: its full length (``data`` is its head)
         self.ready = False
+        self.partial = partial  # cut off by the end of the stream: no newline
 
 
 class Recorder:
     """Splits each direction's bytes into lines and writes them to the capture in wire order.
 
-    Thread-safe: the two relay threads call :meth:`reserve` (before relaying a
-    chunk) and :meth:`commit` (after), each for its own direction.  Nothing
+    Thread-safe: the relay threads call :meth:`reserve` (before relaying a
+    chunk) and :meth:`commit` (after), each for its own connection and
+    direction (``conn`` is the first connection; :meth:`add_conn` adds more,
+    all sharing one queue, so records of every connection are in wire order).  Nothing
     here parses a line for the relay's sake: a line's bytes go into the capture
     as they are (:meth:`CaptureWriter.write_line`), and any failure to write
     the capture stops the recording, never the relay (``failed``, reported once
@@ -84,20 +105,29 @@ class Recorder:
         self._t_offset = t_offset
         self._lock = threading.Lock()
         self._queue: deque[_Slot] = deque()
-        self._partial = {CLIENT_TO_AGENT: bytearray(), AGENT_TO_CLIENT: bytearray()}
-        self._overflow = {CLIENT_TO_AGENT: 0, AGENT_TO_CLIENT: 0}  # bytes of an over-long line beyond the head
+        self._partial: dict[tuple[str, str], bytearray] = {}
+        self._overflow: dict[tuple[str, str], int] = {}  # bytes of an over-long line beyond the head
+        self.conns: list[str] = []
+        self.add_conn(conn)
         self.closed = False
         self.records = 0
         self.failed: BaseException | None = None  # the capture could not be written (disk full, ...)
         self._on_failure = on_failure
 
+    def add_conn(self, conn: str) -> None:
+        """Record another connection (its lines get their own buffers, its end its own close record)."""
+        self.conns.append(conn)
+        for direction in (CLIENT_TO_AGENT, AGENT_TO_CLIENT):
+            self._partial[conn, direction] = bytearray()
+            self._overflow[conn, direction] = 0
+
     def _now(self) -> float:
         return self._t_offset + (self._clock() - self._t0) * 1000.0
 
-    def _take(self, direction: str, piece: bytes, end: bool) -> _Slot | None:
-        """Add ``piece`` to the direction's current line; at ``end`` (a newline) the line's slot."""
-        buf = self._partial[direction]
-        over = self._overflow[direction]
+    def _take(self, key: tuple[str, str], piece: bytes, end: bool) -> _Slot | None:
+        """Add ``piece`` to the (connection, direction)'s current line; at ``end`` (a newline) the line's slot."""
+        buf = self._partial[key]
+        over = self._overflow[key]
         if over:
             over += len(piece)
         elif len(buf) + len(piece) > MAX_LINE_BYTES:
@@ -108,23 +138,24 @@ class Recorder:
             over = total - len(buf)
         else:
             buf += piece
-        self._overflow[direction] = over
+        self._overflow[key] = over
         if not end:
             return None
         data = bytes(buf)
         buf.clear()
-        self._overflow[direction] = 0
+        self._overflow[key] = 0
         if over:
-            return _Slot(direction, data, size=len(data) + over)
-        return _Slot(direction, data) if data.strip() else None
+            return _Slot(*key, data, size=len(data) + over)
+        return _Slot(*key, data) if data.strip() else None
 
-    def reserve(self, direction: str, data: bytes) -> list[_Slot]:
+    def reserve(self, direction: str, data: bytes, conn: str | None = None) -> list[_Slot]:
         """Take capture places for the complete lines in ``data`` (call before relaying it)."""
+        key = (conn or self.conn, direction)
         slots = []
         start = 0
         while True:
             i = data.find(b"\n", start)
-            slot = self._take(direction, data[start:] if i < 0 else data[start:i], i >= 0)
+            slot = self._take(key, data[start:] if i < 0 else data[start:i], i >= 0)
             if i < 0:
                 break
             if slot is not None:
@@ -144,11 +175,12 @@ class Recorder:
             self._queue.extend(slots)
             return slots
 
-    def end(self, direction: str) -> list[_Slot]:
-        """The direction reached EOF: a trailing partial line becomes a message."""
-        slot = self._take(direction, b"", True)
+    def end(self, direction: str, conn: str | None = None) -> list[_Slot]:
+        """The direction reached EOF: a trailing line without its newline is recorded as a partial line."""
+        slot = self._take((conn or self.conn, direction), b"", True)
         if slot is None:
             return []
+        slot.partial = slot.size is None
         with self._lock:
             if self.closed:
                 return []
@@ -172,10 +204,12 @@ class Recorder:
             if self.failed is not None:
                 continue
             try:
-                if slot.size is None:
-                    self.writer.write_line(self.conn, slot.dir, slot.data, t=slot.t)
+                if slot.partial:
+                    self.writer.write_partial(slot.conn, slot.dir, slot.data, t=slot.t)
+                elif slot.size is None:
+                    self.writer.write_line(slot.conn, slot.dir, slot.data, t=slot.t)
                 else:
-                    self.writer.write_oversize(self.conn, slot.dir, slot.data, slot.size, t=slot.t)
+                    self.writer.write_oversize(slot.conn, slot.dir, slot.data, slot.size, t=slot.t)
                 self.records += 1
             except Exception as err:  # noqa: BLE001 - never let the capture stop the relay
                 self._fail(err)
@@ -186,16 +220,24 @@ class Recorder:
             if self._on_failure is not None:
                 self._on_failure(err, self.records)
 
-    def close(self) -> None:
-        """Record what is still buffered or in flight, then close the capture."""
-        for direction in (CLIENT_TO_AGENT, AGENT_TO_CLIENT):
-            self.commit(self.end(direction))
+    def close(self, by: str | dict[str, str] | None = None, **extra) -> None:
+        """Record what is still buffered or in flight, then (``by`` given) each connection's close record, then close
+        the capture.  ``by`` is one closer for every connection or a closer per connection."""
+        for conn, direction in list(self._partial):
+            self.commit(self.end(direction, conn))
+        closers = by if isinstance(by, dict) else {conn: by for conn in self.conns} if by is not None else {}
         with self._lock:
             if self.closed:
                 return
             for slot in self._queue:
                 slot.ready = True
             self._flush_ready()
+            for conn, closer in closers.items():
+                if self.failed is None:
+                    try:
+                        self.writer.write_close(conn, closer, t=self._now(), **extra)
+                    except Exception as err:  # noqa: BLE001 - a failed write stops the recording, never the relay
+                        self._fail(err)
             self.closed = True
             try:
                 self.writer.close()
@@ -214,9 +256,9 @@ class _Pump(threading.Thread):
     """Relays one direction: read ``src`` fd, reserve capture places, write ``dst`` fd, commit."""
 
     def __init__(self, name: str, src: int, dst: int | None, direction: str, recorder: Recorder,
-                 dst_close=None) -> None:
+                 dst_close=None, conn: str | None = None) -> None:
         super().__init__(name=name, daemon=True)
-        self.src, self.dst, self.direction = src, dst, direction
+        self.src, self.dst, self.direction, self.conn = src, dst, direction, conn
         self.recorder = recorder
         self.dst_close = dst_close  # called at EOF of src (and when dst breaks)
         self.in_read = False
@@ -237,14 +279,14 @@ class _Pump(threading.Thread):
                 if not data:
                     break
                 self.bytes += len(data)
-                slots = self._record(rec.reserve, self.direction, data)
+                slots = self._record(rec.reserve, self.direction, data, self.conn)
                 if self.dst is not None:
                     try:
                         _write_all(self.dst, data)
                     except OSError:  # the reader is gone: keep draining and recording
                         self._close_dst()
                 self._record(rec.commit, slots)
-            self._record(lambda: rec.commit(rec.end(self.direction)))
+            self._record(lambda: rec.commit(rec.end(self.direction, self.conn)))
         finally:
             self.in_read = False
             self._close_dst()
@@ -267,12 +309,14 @@ class _Pump(threading.Thread):
                 pass
 
 
-def check_out_path(out: str, *, append: bool, force: bool) -> tuple[int, float, str]:
-    """Refuse to clobber a non-empty capture. Returns ``(first seq, first t, conn label)`` for this run.
+def check_out_path(out: str, *, append: bool, force: bool) -> tuple[int, float, str, list[str]]:
+    """Refuse to clobber a non-empty capture. Returns ``(first seq, first t, conn label, open labels)`` for this run.
 
     ``--append`` continues the capture's seq and ``t``, and records this run as
     the next connection (``c2`` after ``c1``): a new proxy is a new connection,
-    so its request ids must not be paired with the earlier run's (P19).
+    so its request ids must not be paired with the earlier run's (P19).  The
+    earlier connections that have no close record are listed (``open
+    labels``): this run closes them first.
     """
     if append and force:
         raise InputError("--append and --force cannot be used together")
@@ -283,14 +327,32 @@ def check_out_path(out: str, *, append: bool, force: bool) -> tuple[int, float, 
     except OSError:
         size = 0
     if size == 0 or force:
-        return 1, 0.0, "c1"
+        return 1, 0.0, "c1", []
     if not append:
         raise InputError(f"--out {out} exists and is not empty; use --append to add to it or --force to overwrite it")
     try:
-        seq, t, conns = capture_tail(out)
+        seq, t, conns, still_open = capture_tail(out)
     except InputError as err:
         raise InputError(f"cannot append to {out}: {err}") from None
-    return seq + 1, t, next_conn_label(conns)
+    return seq + 1, t, next_conn_label(conns), sorted(still_open)
+
+
+def lock_out(out: str) -> int:
+    """Open ``out`` for writing without truncating it and lock it (exclusive, not waiting); return the descriptor.
+
+    A second recorder of the same file is refused here, before it reads,
+    truncates or writes anything.
+    """
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as err:
+        raise InputError(f"--out {out}: cannot write: {err.strerror or err}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise InputError(f"--out {out}: another recorder is writing it (the file is locked)") from None
+    return fd
 
 
 def next_conn_label(conns) -> str:
@@ -307,36 +369,113 @@ def _ends_with_newline(path: str) -> bool:
         return f.read(1) == b"\n"
 
 
+def _close_quietly(f) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
 def exit_status(returncode: int) -> int:
     """A child's exit status as a shell reports it: killed by signal N -> 128+N."""
     return 128 - returncode if returncode < 0 else returncode
 
 
+#: the child's ends of the extra connections' pipes are first moved at or above this descriptor, so that placing
+#: them at the numbers the child expects can never overwrite one another
+_PIPE_FLOOR = 64
+
+
+def parse_conn_fds(text: str) -> tuple[int, int]:
+    """``IN,OUT`` (two descriptor numbers, 3 to 63, different) for ``--conn-fds``; one clear line otherwise."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise InputError(f"--conn-fds {text!r}: expected IN,OUT (two file descriptor numbers, e.g. 3,4)")
+    fin, fout = (int(p) for p in parts)
+    if fin == fout or not all(3 <= fd < _PIPE_FLOOR for fd in (fin, fout)):
+        raise InputError(f"--conn-fds {text!r}: IN and OUT must differ and lie in 3..{_PIPE_FLOOR - 1}")
+    for fd in (fin, fout):
+        try:
+            os.fstat(fd)
+        except OSError:
+            raise InputError(f"--conn-fds {text!r}: descriptor {fd} is not open in this process") from None
+    return fin, fout
+
+
+def _extra_conn_pipes(fd_conns):
+    """For each ``(IN, OUT)``: ``(proxy writes, child reads, child writes, proxy reads)`` descriptors, all
+    close-on-exec and at or above :data:`_PIPE_FLOOR`."""
+    def high(fd):
+        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _PIPE_FLOOR)
+        os.close(fd)
+        return moved
+
+    ends = []
+    for _ in fd_conns:
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        ends.append((high(to_child_w), high(to_child_r), high(from_child_w), high(from_child_r)))
+    return ends
+
+
 def record(command: list[str], out: str, *, append: bool = False, force: bool = False, conn: str = "c1",
-           stdin_fd: int = 0, stdout_fd: int = 1) -> int:
-    """Run ``command`` as a child, relay stdio through us, capture to ``out``. Returns the exit status."""
+           stdin_fd: int = 0, stdout_fd: int = 1, fd_conns: tuple[tuple[int, int], ...] = ()) -> int:
+    """Run ``command`` as a child, relay stdio through us, capture to ``out``. Returns the exit status.
+
+    ``fd_conns``: more connections to the same child, one per ``(IN, OUT)``: what we read on our
+    descriptor IN reaches the child on its descriptor IN, what the child writes on its OUT is written
+    on our OUT; each is recorded as the next connection label (``c2``, ``c3``, ...), with its own
+    close record.  One agent process serving several clients is recorded this way.
+    """
     if not command:
         raise InputError("missing COMMAND: usage: acplab trace record --out FILE.jsonl -- COMMAND [ARGS...]")
     out = os.fspath(out)
-    start_seq, t_offset, label = check_out_path(out, append=append, force=force)
+    created = not os.path.exists(out)
+    fd = lock_out(out) if not os.path.isdir(out) else None
+    try:
+        start_seq, t_offset, label, still_open = check_out_path(out, append=append, force=force)
+    except InputError:
+        if fd is not None:
+            os.close(fd)
+        if created and os.path.isfile(out) and os.path.getsize(out) == 0:
+            os.unlink(out)
+        raise
     conn = conn if start_seq == 1 else label
     appending = append and start_seq > 1
     try:
-        if appending and not _ends_with_newline(out):
-            with open(out, "ab") as f:
-                f.write(b"\n")
-        writer = CaptureWriter(out, append=appending, start_seq=start_seq)
+        if not appending:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.ftruncate(fd, 0)
+        elif not _ends_with_newline(out):
+            os.write(fd, b"\n")
+        writer = CaptureWriter(os.fdopen(fd, "ab"), start_seq=start_seq)
     except OSError as err:
+        os.close(fd)
         raise InputError(f"--out {out}: cannot write: {err.strerror or err}") from None
+    for old in still_open:  # the earlier connections ended when their proxy did
+        writer.write_close(old, "unknown", t=t_offset)
+
+    pipes = _extra_conn_pipes(fd_conns)
+
+    def place_extra_fds():  # in the child, before exec: its ends at the numbers it was told
+        for (fin, fout), (_w, child_r, child_w, _r) in zip(fd_conns, pipes):
+            os.dup2(child_r, fin)
+            os.dup2(child_w, fout)
 
     try:
         child = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, bufsize=0,
             process_group=0 if os.name == "posix" else None,
+            pass_fds=tuple(fd for pair in fd_conns for fd in pair),
+            preexec_fn=place_extra_fds if fd_conns else None,
         )
     except (OSError, ValueError) as err:
+        for fds in pipes:
+            for fd in fds:
+                os.close(fd)
         writer.close()
-        if not appending and os.path.getsize(out) == 0:
+        _close_quietly(writer.file)
+        if created and os.path.getsize(out) == 0:
             os.unlink(out)
         reason = getattr(err, "strerror", None) or str(err)
         raise InputError(f"cannot start {command[0]!r}: {reason}") from None
@@ -366,26 +505,42 @@ def record(command: list[str], out: str, *, append: bool = False, force: bool = 
             except (OSError, ValueError):
                 pass
 
-    to_agent = _Pump("client->agent", stdin_fd, child.stdin.fileno(), CLIENT_TO_AGENT, recorder,
-                     dst_close=child.stdin.close)
-    to_client = _Pump("agent->client", child.stdout.fileno(), stdout_fd, AGENT_TO_CLIENT, recorder)
-    to_agent.start()
-    to_client.start()
+    pumps = {conn: (_Pump("client->agent", stdin_fd, child.stdin.fileno(), CLIENT_TO_AGENT, recorder,
+                          dst_close=child.stdin.close),
+                    _Pump("agent->client", child.stdout.fileno(), stdout_fd, AGENT_TO_CLIENT, recorder))}
+    for (fin, fout), (proxy_w, child_r, child_w, proxy_r) in zip(fd_conns, pipes):
+        os.close(child_r)
+        os.close(child_w)
+        extra = next_conn_label(recorder.conns)
+        recorder.add_conn(extra)
+        pumps[extra] = (_Pump(f"{extra} client->agent", fin, proxy_w, CLIENT_TO_AGENT, recorder,
+                              dst_close=lambda fd=proxy_w: os.close(fd), conn=extra),
+                        _Pump(f"{extra} agent->client", proxy_r, fout, AGENT_TO_CLIENT, recorder, conn=extra))
+    for pair in pumps.values():
+        for pump in pair:
+            pump.start()
+    returncode = None
     try:
         returncode = child.wait()
-        # Drain the child's stdout; give up only if it stays silent (a grandchild may hold it open).
-        while to_client.is_alive():
-            to_client.join(0.1)
-            if to_client.in_read and time.monotonic() - to_client.last_data > DRAIN_IDLE_SECONDS:
-                break
+        # a connection whose client side had ended before the child exited was closed by its client
+        closers = {c: "agent" if to_agent.is_alive() else "client" for c, (to_agent, _) in pumps.items()}
+        # Relay the child's output while anyone holds it open (a grandchild), up to LINGER_SECONDS.
+        deadline = time.monotonic() + LINGER_SECONDS
+        for _, to_client in pumps.values():
+            while to_client.is_alive() and time.monotonic() < deadline:
+                to_client.join(0.1)
     finally:
         for sig, handler in old_handlers.items():
             try:
                 signal.signal(sig, handler)
             except (OSError, ValueError):
                 pass
-        recorder.close()
+        if returncode is None:
+            recorder.close()
+        else:
+            recorder.close(closers, exit=exit_status(returncode))
+        _close_quietly(writer.file)  # releases the lock; a failed last flush was already reported
     return exit_status(returncode)
 
 
-__all__ = ["Recorder", "check_out_path", "exit_status", "record"]
+__all__ = ["Recorder", "check_out_path", "exit_status", "parse_conn_fds", "record"]

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterator
 
 from acplab.model.errors import InputError
+from acplab.model.wire.sidecar_file import write_sidecar  # noqa: F401 - the one writer, re-exported
 
 #: the internal events the monitors understand (the model's vocabulary); ``close``: a connection ended
 EVENTS = ("insert", "assign", "reject", "work_start", "work_end", "fail", "forget", "restart", "execute", "bind",
@@ -50,14 +51,35 @@ def read_sidecar(path) -> Iterator[tuple[int, str, dict]]:
             if event not in EVENTS:
                 raise InputError(f"{name}:{lineno}: unknown event {event!r}; known: {', '.join(EVENTS)}")
             last = after
-            yield after, event, {k: v for k, v in obj.items() if k not in ("after", "event")}
+            fields = {k: v for k, v in obj.items() if k not in ("after", "event")}
+            problem = field_problem(fields)
+            if problem is not None:
+                raise InputError(f"{name}:{lineno}: {event}: {problem}")
+            yield after, event, fields
 
 
-def write_sidecar(events, path) -> int:
-    """Write ``(after, event, fields)`` triples as a sidecar; return the count."""
-    n = 0
-    with open(str(path), "w", encoding="utf-8") as f:
-        for after, event, fields in events:
-            f.write(json.dumps({"after": after, "event": event, **fields}, separators=(",", ":")) + "\n")
-            n += 1
-    return n
+#: the type of each field an event may carry (its meaning: :mod:`acplab.model.acp.rules.internal`)
+FIELD_TYPES = {"session": str, "messageId": str, "conn": str, "request": (int, str), "retained": bool,
+               "cancelled_by": str, "reason": str, "how": str, "after_insertion": bool, "aborting": bool,
+               "background": list, "code": int}
+_TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", list: "a list", (int, str):
+               "an integer or a string"}
+
+
+def field_problem(fields: dict) -> str | None:
+    """Why an event's fields are not of their types (``None`` and unknown fields are allowed), or None."""
+    for key, value in fields.items():
+        want = FIELD_TYPES.get(key)
+        if want is None or value is None:
+            continue
+        is_bool = isinstance(value, bool)
+        if not isinstance(value, want) or (is_bool and want is not bool):
+            return f"'{key}' must be {_TYPE_NAMES[want]}, got {json.dumps(value)[:40]}"
+        if key == "background" and not all(isinstance(x, str) for x in value):
+            return "'background' must be a list of tool call and terminal ids (strings)"
+    return None
+
+
+def sidecar_kinds(path) -> set[str]:
+    """The kinds of event a sidecar holds, reading (and validating) it whole: a bad line is an InputError."""
+    return {event for _after, event, _fields in read_sidecar(path)}

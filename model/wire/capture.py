@@ -8,6 +8,18 @@ One record per line, in wire order::
 connection id, ``dir`` ``client->agent`` or ``agent->client``, ``msg`` the raw
 JSON-RPC object.
 
+A connection's end is a record of its own, with ``close`` in place of
+``dir`` and ``msg``::
+
+    {"seq": 40, "t": 812.0, "conn": "c1", "close": {"by": "agent"}}
+
+``by`` says who ended it when that is known: ``agent`` (the agent's output
+closed or the process exited), ``client`` (the client closed the agent's
+input) or ``unknown``; other members of ``close`` (``exit``: the agent's
+exit status) are information.  Nothing is recorded on that connection after
+it.  Readers accept captures without close records (a connection then stays
+open to the end).
+
 Byte-faithful recording (:meth:`CaptureWriter.write_line`): when a wire line
 is a JSON object text (strict RFC 8259, :mod:`.jsontext`) its bytes are
 embedded verbatim as the value of ``msg``, so the capture line is valid JSON
@@ -70,6 +82,8 @@ def parse_conn_label(label: str) -> tuple[int, int] | None:
     return (int(m.group(1)) - 1, int(m.group(2) or 0)) if m else None
 
 NOT_JSON = "not JSON"
+#: who ended a connection, in a close record
+CLOSED_BY = ("agent", "client", "unknown")
 
 PathOrFile = Union[str, os.PathLike, IO]
 
@@ -85,6 +99,7 @@ class CaptureRecord(NamedTuple):
     raw: str | None = None
     line: int = 0  # 1-based line number in the capture file (0: not read from a file)
     source: bytes | None = None  # the capture line as read (bytes, with its newline if it had one): faithful copies
+    close: str | None = None  # a close record: who ended the connection (CLOSED_BY); then dir is "" and msg None
 
     def to_json(self) -> dict:
         """The record as the JSON object written to a capture line."""
@@ -92,6 +107,9 @@ class CaptureRecord(NamedTuple):
         if self.t is not None:
             out["t"] = self.t
         out["conn"] = self.conn
+        if self.close is not None:
+            out["close"] = {"by": self.close}
+            return out
         out["dir"] = self.dir
         if self.msg is not None:
             out["msg"] = self.msg
@@ -138,7 +156,7 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None, source: bytes | No
         if conn.__class__ is str and msg.__class__ is dict and direction in DIRECTIONS and \
                 (t is None or t.__class__ is int or (t.__class__ is float and -1e308 < t < 1e308)):
             return _new(CaptureRecord, (seq, None if t is None else float(t), conn, direction, msg, None, lineno,
-                                        source))
+                                        source, None))
     if not isinstance(obj, dict):
         raise CaptureError(name, lineno, f"not a capture record: expected a JSON object, got {_json_type(obj)}")
     if "seq" not in obj:
@@ -156,6 +174,8 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None, source: bytes | No
     conn = obj["conn"]
     if not isinstance(conn, str):
         raise CaptureError(name, lineno, f"'conn' must be a string, got {_short(conn)}")
+    if "close" in obj:
+        return _close_record(obj, name, lineno, prev_seq, seq, t, conn, source)
     if "dir" not in obj:
         raise CaptureError(name, lineno, f"missing 'dir' (one of {', '.join(DIRECTIONS)})")
     direction = obj["dir"]
@@ -182,6 +202,20 @@ def _check(obj, name: str, lineno: int, prev_seq: int | None, source: bytes | No
     if prev_seq is not None and seq <= prev_seq:
         raise CaptureError(name, lineno, f"seq {seq} out of order: not greater than the previous seq {prev_seq}")
     return CaptureRecord(seq, None if t is None else float(t), conn, direction, msg, raw, lineno, source)
+
+
+def _close_record(obj: dict, name: str, lineno: int, prev_seq, seq: int, t, conn: str, source) -> CaptureRecord:
+    """A connection's end: ``{"seq", "t", "conn", "close": {"by": "agent" | "client" | "unknown"}}``."""
+    close = obj["close"]
+    if not isinstance(close, dict) or close.get("by", "unknown") not in CLOSED_BY:
+        raise CaptureError(name, lineno, f"'close' must be an object with 'by' one of {', '.join(CLOSED_BY)}, got "
+                                         f"{_short(close)}")
+    if "msg" in obj or "raw" in obj:
+        raise CaptureError(name, lineno, "a close record carries no 'msg' or 'raw'")
+    if prev_seq is not None and seq <= prev_seq:
+        raise CaptureError(name, lineno, f"seq {seq} out of order: not greater than the previous seq {prev_seq}")
+    return CaptureRecord(seq, None if t is None else float(t), conn, "", None, None, lineno, source,
+                         close.get("by", "unknown"))
 
 
 def _iter(path_or_file: PathOrFile, lenient: bool, loads=None) -> Iterator[CaptureRecord | CaptureError]:
@@ -255,14 +289,17 @@ def iter_capture_lenient(path_or_file: PathOrFile, loads=None) -> Iterator[Captu
     return _iter(path_or_file, lenient=True, loads=loads)
 
 
-def capture_tail(path: str | os.PathLike) -> tuple[int, float, set[str]]:
-    """``(last seq, last t, connection labels)`` of a capture (0, 0.0, {} if empty). Validates the whole file."""
-    seq, t, conns = 0, 0.0, set()
+def capture_tail(path: str | os.PathLike) -> tuple[int, float, set[str], set[str]]:
+    """``(last seq, last t, connection labels, labels without a close record)`` of a capture (0, 0.0, {}, {} if
+    empty). Validates the whole file."""
+    seq, t, conns, closed = 0, 0.0, set(), set()
     for rec in read_capture(path):
         seq = rec.seq
         t = rec.t if rec.t is not None else t
         conns.add(rec.conn)
-    return seq, t, conns
+        if rec.close is not None:
+            closed.add(rec.conn)
+    return seq, t, conns, conns - closed
 
 
 def last_seq(path: str | os.PathLike) -> int:
@@ -356,6 +393,7 @@ class CaptureWriter:
         else:
             self._f = target  # type: ignore[assignment]
         self._text = isinstance(self._f, io.TextIOBase)
+        self.file = self._f  # the file written (a caller that passed its own closes it)
         self.next_seq = start_seq
         self.closed = False
 
@@ -417,6 +455,30 @@ class CaptureWriter:
         seq = self.next_seq
         self.next_seq = seq + 1
         return seq, kind
+
+    def write_close(self, conn: str, by: str = "unknown", t: float | None = None, **extra) -> int:
+        """Append a close record: ``conn`` ended, ``by`` one of :data:`CLOSED_BY` (``extra``: e.g. ``exit``)."""
+        if by not in CLOSED_BY:
+            raise ValueError(f"unknown closer {by!r}")
+        obj: dict = {"seq": self.next_seq}
+        if t is not None:
+            obj["t"] = round(float(t), 3)
+        obj["conn"] = conn
+        obj["close"] = {"by": by, **extra}
+        self._emit(obj)
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        return seq
+
+    def write_partial(self, conn: str, dir: str, data: bytes, t: float | None = None) -> int:
+        """Append a line cut off without its newline (the stream ended): ``raw`` text, marked ``partial``."""
+        header = self._header(conn, dir, t)
+        header.update(raw=data.decode("utf-8", errors="replace"), error="partial line: the stream ended before its "
+                                                                         "newline", partial=True)
+        self._emit(header)
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        return seq
 
     def write_oversize(self, conn: str, dir: str, head: bytes, size: int, t: float | None = None) -> int:
         """Append a line too long to keep: its first bytes as ``raw`` and its length in ``bytes``."""
@@ -520,7 +582,7 @@ def _json_reason(err: BaseException) -> str:
 
 
 __all__ = [
-    "AGENT_TO_CLIENT", "CLIENT_TO_AGENT", "DIRECTIONS", "NOT_JSON", "CaptureError", "CaptureRecord",
+    "AGENT_TO_CLIENT", "CLIENT_TO_AGENT", "CLOSED_BY", "DIRECTIONS", "NOT_JSON", "CaptureError", "CaptureRecord",
     "CaptureWriter", "capture_tail", "dump_capture", "encode_record", "iter_capture_lenient", "last_seq", "loads_strict",
     "message_bytes", "read_capture",
 ]

@@ -42,6 +42,8 @@ from .values import (  # the value classes the codec reads and writes
     NewSession,
     Prompt,
     Resume,
+    Load,
+    LoadResult,
     Close,
     CancelSession,
     CancelRequest,
@@ -73,15 +75,17 @@ from .values import (  # the value classes the codec reads and writes
 # --------------------------------------------------------------------------
 _REQUEST_METHODS: "dict[type, str]" = {
     NewSession: "session/new", Prompt: "session/prompt",
-    Resume: "session/resume", Close: "session/close",
+    Resume: "session/resume", Close: "session/close", Load: "session/load",
     RequestPermission: "session/request_permission",
 }
+#: the request methods the codec models (others: initialize, fs/*, session/load... are not decoded)
+MODELLED_REQUESTS = frozenset(_REQUEST_METHODS.values())
 _NOTIFICATION_METHODS: "dict[type, str]" = {
     CancelSession: "session/cancel", CancelRequest: "$/cancel_request",
     Update: "session/update",
 }
 _RESPONSE_TO: "dict[type, Optional[str]]" = {
-    NewSessionResult: "session/new", ResumeResult: "session/resume",
+    NewSessionResult: "session/new", ResumeResult: "session/resume", LoadResult: "session/load",
     CloseResult: "session/close", PromptResult: "session/prompt",
     PromptResultV1: "session/prompt",
     PermissionResult: "session/request_permission",
@@ -251,6 +255,7 @@ _ENCODERS: "dict[type, Callable[[Any], dict]]" = {
         "sessionId": m.session_id, "prompt": [_enc_block(b) for b in m.content],
         **({"_meta": {"promptId": m.prompt_id}} if m.prompt_id is not None else {})}),
     Resume: _enc_resume,
+    Load: lambda m: _req(m.rid, "session/load", {"sessionId": m.session_id, "cwd": m.cwd, "mcpServers": []}),
     Close: lambda m: _req(m.rid, "session/close", {"sessionId": m.session_id}),
     CancelSession: lambda m: _note("session/cancel", {"sessionId": m.session_id}),
     CancelRequest: lambda m: _note("$/cancel_request", {"requestId": m.rid}),
@@ -258,6 +263,7 @@ _ENCODERS: "dict[type, Callable[[Any], dict]]" = {
     RequestPermission: _enc_permission_request,
     NewSessionResult: lambda m: _res(m.rid, {"sessionId": m.session_id}),
     ResumeResult: lambda m: _res(m.rid, {}),
+    LoadResult: lambda m: _res(m.rid, {}),
     CloseResult: lambda m: _res(m.rid, {}),
     PromptResult: lambda m: _res(
         m.rid, {} if m.message_id is None else {"messageId": m.message_id}),
@@ -343,8 +349,12 @@ def _error_problem(e: Any) -> Optional[str]:
 
 
 def _dec_error(e: Any) -> Optional[ErrorObject]:
-    if _error_problem(e) is not None:
-        return None
+    """W9: a JSON-RPC error object, or None when it is not one."""
+    return None if _error_problem(e) is not None else _error_object(e)
+
+
+def _error_object(e: dict) -> ErrorObject:
+    """An error object :func:`_error_problem` found nothing wrong with."""
     data = e.get("data")
     if data is not None and not isinstance(data, str):
         data = RawJson.of(data)
@@ -403,7 +413,7 @@ def _dec_state(u: dict, where: str) -> StateUpdate:
 
 _WHOLE = {"user_message": UserMessage, "agent_message": AgentMessage,
           "agent_thought": AgentThought}
-_CHUNK = {"user_message_chunk": UserMessageChunk,
+_CHUNK: dict[str, Callable[[Optional[str], str], SessionUpdate]] = {"user_message_chunk": UserMessageChunk,
           "agent_message_chunk": AgentMessageChunk,
           "agent_thought_chunk": AgentThoughtChunk}
 
@@ -437,9 +447,10 @@ def _dec_prompt(rid: RequestId, p: dict, where: str) -> Prompt:
     blocks = p.get("prompt")
     if not isinstance(blocks, list):
         raise WireError(f"{where}: prompt is {_what(p, 'prompt')} (W2)")
-    content = tuple(map(_dec_block, blocks))
-    if None in content:
+    decoded = tuple(map(_dec_block, blocks))
+    if None in decoded:
         raise WireError(f"{where}: prompt contains a malformed content block (W2)")
+    content = tuple(b for b in decoded if b is not None)
     return Prompt(rid, _str(p, "sessionId", where), content, _prompt_id(p))
 
 
@@ -470,6 +481,7 @@ _REQUEST_DECODERS: "dict[str, Callable[[RequestId, dict, str], Any]]" = {
     "session/new": lambda rid, p, w: NewSession(rid, _str(p, "cwd", w)),
     "session/prompt": _dec_prompt,
     "session/resume": _dec_resume,
+    "session/load": lambda rid, p, w: Load(rid, _str(p, "sessionId", w), _str(p, "cwd", w)),
     "session/close": lambda rid, p, w: Close(rid, _str(p, "sessionId", w)),
     "session/request_permission": _dec_permission_request,
 }
@@ -502,6 +514,7 @@ def _dec_permission_result(rid: RequestId, r: dict, where: str, version: str) ->
 _RESULT_DECODERS: "dict[str, Callable[[RequestId, dict, str, str], Any]]" = {
     "session/new": lambda rid, r, w, v: NewSessionResult(rid, _str(r, "sessionId", w)),
     "session/resume": lambda rid, r, w, v: ResumeResult(rid),
+    "session/load": lambda rid, r, w, v: LoadResult(rid),
     "session/close": lambda rid, r, w, v: CloseResult(rid),
     "session/prompt": _dec_prompt_result,
     "session/request_permission": _dec_permission_result,
@@ -520,7 +533,7 @@ def _dec_response(obj: dict, response_to: Optional[str], version: str) -> Any:
         problem = _error_problem(obj["error"])
         if problem:
             raise WireError(f"{where}: {problem} (W9)")
-        return ErrorResponse(rid, _dec_error(obj["error"]))
+        return ErrorResponse(rid, _error_object(obj["error"]))
     if "result" not in obj:
         raise WireError(f"{label}: has neither method, result nor error")
     if "id" not in obj:

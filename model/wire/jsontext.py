@@ -34,6 +34,12 @@ NOT_JSON = "not JSON"
 NOT_OBJECT = "not a JSON object"
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    """The position after the whitespace at ``pos`` (the pattern matches the empty string too)."""
+    m = _WS.match(text, pos)
+    return pos if m is None else m.end()
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?")
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
@@ -59,8 +65,7 @@ def scan(text: str) -> str | None:
     ('{', None, None, '"')
     """
     n = len(text)
-    ws = _WS.match
-    pos = ws(text, 0).end()
+    pos = _skip_ws(text, 0)
     stack: list[str] = []
     top = text[pos] if pos < n else None
     while True:
@@ -68,7 +73,7 @@ def scan(text: str) -> str | None:
             return None
         c = text[pos]
         if c in _CLOSE:
-            pos = ws(text, pos + 1).end()
+            pos = _skip_ws(text, pos + 1)
             if pos < n and text[pos] == _CLOSE[c]:
                 pos += 1  # an empty container is a complete value
             else:
@@ -94,14 +99,14 @@ def scan(text: str) -> str | None:
             pos = m.end()
         # a complete value ends at pos: close containers, or find the next value
         while True:
-            pos = ws(text, pos).end()
+            pos = _skip_ws(text, pos)
             if not stack:
                 return top if pos == n else None
             if pos >= n:
                 return None
             c = text[pos]
             if c == ",":
-                pos = ws(text, pos + 1).end()
+                pos = _skip_ws(text, pos + 1)
                 if stack[-1] == "{":
                     pos = _key(text, pos)
                     if pos < 0:
@@ -118,10 +123,10 @@ def _key(text: str, pos: int) -> int:
     m = _STRING.match(text, pos)
     if m is None:
         return -1
-    pos = _WS.match(text, m.end()).end()
+    pos = _skip_ws(text, m.end())
     if pos >= len(text) or text[pos] != ":":
         return -1
-    return _WS.match(text, pos + 1).end()
+    return _skip_ws(text, pos + 1)
 
 
 def classify(data: bytes) -> str:
@@ -140,7 +145,7 @@ def classify(data: bytes) -> str:
         return NOT_UTF8
     try:
         value = _DECODER.decode(text)
-        top = "{" if isinstance(value, dict) else "other"
+        top: str | None = "{" if isinstance(value, dict) else "other"
     except ValueError:  # the C parser rejects exactly what RFC 8259 rejects, once NaN/Infinity are refused
         return NOT_JSON
     except (RecursionError, MemoryError):

@@ -26,6 +26,8 @@ __all__ = [
     "NewSession",
     "Prompt",
     "Resume",
+    "Load",
+    "LoadResult",
     "Close",
     "CancelSession",
     "CancelRequest",
@@ -148,6 +150,14 @@ class Resume(NamedTuple):
     kind: str = "resume"
 
 
+class Load(NamedTuple):
+    """``session/load``: attach to a session and replay its whole history, then the response."""
+    rid: RequestId
+    session_id: str
+    cwd: str = "/work"
+    kind: str = "load"
+
+
 class Close(NamedTuple):
     rid: RequestId
     session_id: str
@@ -201,6 +211,11 @@ class NewSessionResult(NamedTuple):
 class ResumeResult(NamedTuple):
     rid: RequestId
     kind: str = "resume_result"
+
+
+class LoadResult(NamedTuple):
+    rid: RequestId
+    kind: str = "load_result"
 
 
 class CloseResult(NamedTuple):

@@ -2,9 +2,11 @@
 
     python scripts/sdk_corpus/agreement.py [--labels tests/fixtures/sdk/labels.json] [--v2 DIR] [--v1 DIR] [-v]
 
-A capture *agrees* when the checker's verdict equals the label's ``expected``
-and every labelled violation rule is among the rules of the reported
-violations (more rules are allowed).  A capture labelled ``complete`` is
+A capture *agrees* when the checker's verdict equals the label's ``expected``,
+every labelled violation rule is among the rules of the reported violations
+and every labelled warning rule among those of the warnings (more rules are
+allowed), and a finding of each labelled violation rule names one of its
+``seqs`` (the offending messages; monitors differ in which of them they name).  A capture labelled ``complete`` is
 checked with ``--complete`` (it was recorded until the agent was at rest).
 By default the fixtures are checked; ``--v2``/``--v1`` point at fresh
 recordings (``record_all.sh`` writes them next to the recorders).
@@ -28,7 +30,10 @@ def agreement(labels: list[dict], folders: dict[str, Path], verbose: bool = Fals
         dialect, name = e["file"].split("/", 1)
         result = check_capture(folders[dialect] / name, complete=e["complete"])
         rules = {r for v in result.violations for r in v.rules}
-        missing = [r for r in e["violations"] if r not in rules]
+        warned = {r for v in result.warnings for r in v.rules}
+        missing = [r for r in e["violations"] if r not in rules] + [r for r in e["warnings"] if r not in warned]
+        missing += [f"{r}@{e['seqs'][r]}" for r in e["violations"] if r in e["seqs"]
+                    and not _named(result, r, e["seqs"][r])]
         ok = result.verdict == e["expected"] and not missing
         hit = score.setdefault(dialect, [0, 0])
         hit[0] += ok
@@ -36,8 +41,14 @@ def agreement(labels: list[dict], folders: dict[str, Path], verbose: bool = Fals
         if verbose or not ok:
             got = ", ".join(f"{v.property} [{', '.join(v.rules)}] {v.seq}" for v in result.violations) or "-"
             print(f"{'agree   ' if ok else 'DISAGREE'} {e['file']}: labelled {e['expected']} "
-                  f"{e['violations'] or ''}; checker {result.verdict} ({result.dialect}): {got}")
+                  f"{e['violations'] or ''}{' missing ' + ', '.join(missing) if missing else ''}; "
+                  f"checker {result.verdict} ({result.dialect}): {got}")
     return {d: (k, n) for d, (k, n) in score.items()}
+
+
+def _named(result, rule: str, seqs: list[int]) -> bool:
+    """A violation with ``rule`` names one of ``seqs`` (the offending messages)."""
+    return any(rule in v.rules and set(seqs) & set(v.seq) for v in result.violations)
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ also stops listed background work, G6, so nothing of it follows either).
 
 from __future__ import annotations
 
-from ..observe import BOTH, ONLY_V1, Monitor, conn_name, obligation, violation, warning
+from ..rule_monitor import BOTH, NO_STAMP, ONLY_V1, Monitor, conn_name, obligation, violation, warning
 from .common import A2C, C2A, FINAL_TOOL, drop_conn, error_code, is_success, stop_reason
 
 
@@ -28,9 +28,16 @@ class CancelEndsWithCancelled(Monitor):
     * ``cancelled``: as required;
     * ``error``: a violation of C9 (an abort is reported as ``cancelled``;
       the catalogue's proxy: after a cancel of active work the ending idle is
-      not ``error``);
+      not ``error``) when the agent provably had the cancel (the FIFO proof
+      below, or the model, whose recorder sits at the agent); in a capture
+      without that proof a warning: the work may have failed before the
+      cancel reached the agent (the idle crossed it in flight);
     * another reason: a warning (the work may have ended before the agent
-      processed the cancel);
+      processed the cancel), unless the agent had answered, before that
+      idle, a request the client sent after the cancel on the same
+      connection: the connection is FIFO, so the agent had the cancel while
+      the work ran, and the traffic leaves no conforming reading (a
+      violation);
     * none before the run ends: an obligation.
 
     A cancel while idle needs no idle; an extra ``cancelled`` idle after it
@@ -42,17 +49,25 @@ class CancelEndsWithCancelled(Monitor):
     rules = ("C7", "C9")
     description = "work stopped by session/cancel ends with idle stopReason cancelled, never error"
     keys = ("note:session/cancel",)
-    armed = {"upd:state_update": ("active",), "res:session/close": ("active",), "close": ("active",)}
-    fields = {"active": dict}
+    armed = {"upd:state_update": ("active",), "res": ("active",), "close": ("active",)}
+    #: ``proven``: (conn, session) -> the stamp of a response to a request sent after the cancel there
+    fields = {"active": dict, "proven": dict}
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.active, o.conn)
+            drop_conn(b.proven, o.conn)
             return None
         key = (o.conn, o.sid)
         if o.shape == "response":
-            if is_success(o.msg):
-                b.active.pop(key, None)
+            if o.answers == "session/close":
+                if is_success(o.msg):
+                    b.active.pop(key, None)
+                    b.proven.pop(key, None)
+            elif o.dir == A2C and o.req is not None:
+                for k, stamp in b.active.items():
+                    if k[0] == o.conn and stamp < o.req[1] and k not in b.proven:
+                        b.proven[k] = o.stamp
             return None
         if o.method == "session/cancel":
             if o.dir == C2A and o.sid is not None and _busy(o.fg):
@@ -62,11 +77,20 @@ class CancelEndsWithCancelled(Monitor):
             return None
         if o.ending and key in b.active:
             stamp = b.active.pop(key)
+            proof = b.proven.pop(key, None)
             reason = stop_reason(o.update)
             where = f"work cancelled on {conn_name(o.conn)}"
-            if reason == "error":
+            if reason == "error" and (proof is not None or o.stamp == NO_STAMP):
                 return [violation(("C9",), f"{where} ended with stopReason error: an abort is reported as "
-                                           "cancelled", stamp, o.stamp)]
+                                           "cancelled", stamp, *(() if proof is None else (proof,)), o.stamp)]
+            if reason == "error":
+                return [warning(("C9",), f"{where} ended with stopReason error, not cancelled (unless the work had "
+                                         "failed before the cancel reached the agent: nothing in the capture orders "
+                                         "them)", stamp, o.stamp)]
+            if reason != "cancelled" and proof is not None:
+                return [violation(("C7",), f"{where} ended with stopReason {reason!r}, not cancelled, although the "
+                                           "agent had answered a request sent after the cancel before it (the "
+                                           "connection is in order: it had the cancel)", stamp, proof, o.stamp)]
             if reason != "cancelled":
                 return [warning(("C7",), f"{where} ended with stopReason {reason!r}, not cancelled (unless it "
                                          "had ended before the cancel was processed)", stamp, o.stamp)]
@@ -148,31 +172,48 @@ class V1CancelEndsTurnCancelled(Monitor):
     """C9, C7 (v1): after ``session/cancel`` the pending v1 prompt ends with ``stopReason: "cancelled"``.
 
     In v1 the prompt's response ends the turn, so an abort that escapes as a
-    JSON-RPC error breaks C9; another stop reason is a warning (the turn may
-    have ended before the cancel was processed).
+    JSON-RPC error breaks C9 when the agent provably had the cancel (as in
+    :class:`CancelEndsWithCancelled`: it answered, before the error, a request
+    sent after the cancel on that connection; or the model's agent-side
+    order), else a warning (the turn may have failed before the cancel
+    reached the agent); another stop reason is a warning (the turn may have
+    ended before the cancel was processed).
     """
 
     name = "V1CancelEndsTurnCancelled"
     rules = ("C9", "C7")
     description = "v1: a turn cancelled with session/cancel answers its prompt with stopReason cancelled"
     keys = ("note:session/cancel",)
-    armed = {"res:session/prompt": ("hit",), "close": ("hit",)}
+    armed = {"res": ("hit",), "close": ("hit",)}
     dialects = ONLY_V1
-    fields = {"hit": dict}
+    #: ``hit``: (conn, prompt id) -> the stamp of the cancel that found it pending; ``proven``: those whose agent
+    #: answered a later request first (FIFO: it had read the cancel)
+    fields = {"hit": dict, "proven": set}
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.hit, o.conn)
+            drop_conn(b.proven, o.conn)
             return None
         if o.shape == "notification":
             if o.dir == C2A:
                 for prompt in o.data or ():
                     b.hit.setdefault(prompt, o.stamp)
             return None
+        if o.answers != "session/prompt":
+            if o.dir == A2C and o.req is not None:
+                b.proven.update(k for k, stamp in b.hit.items() if k[0] == o.conn and stamp < o.req[1])
+            return None
         stamp = b.hit.pop((o.conn, o.rid), None)
+        proven = (o.conn, o.rid) in b.proven or o.stamp == NO_STAMP
+        b.proven.discard((o.conn, o.rid))
         if stamp is None:
             return None
         where = f"v1 prompt #{o.rid} on {conn_name(o.conn)}, cancelled,"
+        if "error" in o.msg and not proven:
+            return [warning(("C9",), f"{where} is answered with error {error_code(o.msg)} (unless the turn had "
+                                     "failed before the cancel reached the agent: nothing in the capture orders "
+                                     "them)", stamp, o.stamp)]
         if "error" in o.msg:
             return [violation(("C9",), f"{where} is answered with error {error_code(o.msg)}: an abort is reported "
                                        "as stopReason cancelled", stamp, o.stamp)]
@@ -294,6 +335,3 @@ def _subject(o) -> tuple:
     options = p.get("options")
     ids = tuple(x.get("optionId") for x in options if isinstance(x, dict)) if isinstance(options, list) else ()
     return (tool if isinstance(tool, str) else None, ids)
-
-
-ALL = (CancelEndsWithCancelled, CloseEndsQuietly, V1CancelEndsTurnCancelled, PermissionsNotApprovedAfterCancel)

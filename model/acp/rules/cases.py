@@ -104,6 +104,7 @@ CASES = {
                        S + [prompt(2), state("running"), res(2, {"messageId": "m1"}), state("idle", stopReason="end_turn")],
                        ()),
     "client-message-id": ("ClientsSendNoMessageIds", "P13", "violation", False, S + [prompt(2, messageId="x")], ()),
+    "client-prompt-id": ("ClientsSendNoMessageIds", "U15", "violation", False, S + [prompt(2, promptId="p")], ()),
     "client-update": ("ClientsSendNoMessageIds", "U11", "violation", False,
                       S + [note("session/update", {"sessionId": SID, "update": {"sessionUpdate": "user_message",
                                                                                 "messageId": "x"}})], ()),
@@ -151,7 +152,8 @@ CASES = {
                           S + turn(2, "m1") + [chunk("agent_message", "a1", "late")], ()),
     # cancel and close
     "cancel-ends-in-error": ("CancelEndsWithCancelled", "C9", "violation", False,
-                             S + RUN + [note("session/cancel", {"sessionId": SID}),
+                             S + RUN + [note("session/cancel", {"sessionId": SID}), req(3, "_acme/ping", {}),
+                                        res(3, {}),
                                         state("idle", stopReason="error", error={"code": -32603, "message": "abort"})],
                              ()),
     "cancel-never-ends": ("CancelEndsWithCancelled", "C7", "violation", True,
@@ -162,7 +164,8 @@ CASES = {
     "close-before-cancelled-idle": ("CloseEndsQuietly", "C14", "violation", False,
                                     S + RUN + [req(3, "session/close", {"sessionId": SID}), res(3, {})], ()),
     "v1-cancel-as-error": ("V1CancelEndsTurnCancelled", "C9", "violation", False,
-                           start(1) + [prompt(2), note("session/cancel", {"sessionId": SID}), err(2, -32603)], ()),
+                           start(1) + [prompt(2), note("session/cancel", {"sessionId": SID}), req(3, "_acme/ping", {}),
+                                       res(3, {}), err(2, -32603)], ()),
     "tool-runs-after-cancel": ("PermissionsNotApprovedAfterCancel", "C11", "violation", False,
                                S + RUN + [tool("t1", "pending"), state("requires_action"),
                                           areq(0, "session/request_permission",
@@ -270,7 +273,7 @@ CASES["id-inserted-twice"] = ("InsertedIdsDistinct", "P5", "violation", False, S
                               ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),
                                (12, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 3})))
 
-# the monitors added with issue 13's mutants
+# the monitors of the liveness, placement and cancellation-routing mutants
 CASES["error-idle-without-error"] = ("ErrorIdleCarriesErrorObject", "E3", "warning", False,
                                      S + RUN + [state("idle", stopReason="error")], ())
 CASES["cancel-request-of-another-connection"] = (
@@ -286,3 +289,202 @@ CASES["idle-before-the-user-message"] = (
 CASES["report-under-an-id-never-inserted"] = (
     "ResponsesFollowInsertion", "U3", "violation", False, S + turn(2, "m1") + [user("m9")],
     ((5, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2}),))
+
+
+# cross-connection reasoning, content-aware replay, proofs of order (each with its conformant twin in TWINS)
+def resume(replay=True, conn="c2"):
+    """``conn`` opens a resume window on the session (``replayFrom: start`` when ``replay``)."""
+    params = {"sessionId": SID, "cwd": "/w", **({"replayFrom": {"type": "start"}} if replay else {})}
+    return start(new=False, conn=conn) + [req(1, "session/resume", params, conn)]
+
+
+def resumed(conn="c2", s="idle"):
+    """The window's state snapshot and the resume's success."""
+    return [upd({"sessionUpdate": "state_update", "state": s}, conn), res(1, {}, conn)]
+
+
+def attached(conn="c2"):
+    """``conn`` attached to the session by a resume without replay."""
+    return resume(False, conn) + resumed(conn)
+
+
+def cstate(s, conn, **extra):
+    return upd({"sessionUpdate": "state_update", "state": s, **extra}, conn)
+
+
+def cuser(mid, t, conn, content=...):
+    """A whole user_message on ``conn``: ``[text(t)]``, or the ``content`` given."""
+    return upd({"sessionUpdate": "user_message", "messageId": mid,
+                "content": [text(t)] if content is ... else content}, conn)
+
+
+BG = {"background": []}
+REPLAYED = S + turn(2, "m1", "hi") + resume()
+CASES.update({
+    "replay-full-then-chunks": ("ReplayResetsBeforeChunks", "R7", "violation", False,
+                                REPLAYED + [cuser("m1", "hi", "c2"), chunk("user_message", "m1", "hi", "c2")], ()),
+    "replay-metadata-only-reset": ("ReplayResetsBeforeChunks", "R7", "violation", False,
+                                   REPLAYED + [upd({"sessionUpdate": "user_message", "messageId": "m1",
+                                                    "content": None}, "c2"),
+                                               chunk("user_message", "m1", "hi", "c2")], ()),
+    "replay-renumbered-after-trim": ("ReplayKeepsIds", "R5", "violation", False,
+                                     S + turn(2, "m1", "one") + turn(3, "m2", "two") + resume() +
+                                     [cuser("m1", "two", "c2")] + resumed(), ()),
+    "resume-without-replayfrom-replays": ("ResumeSendsStateSnapshot", "R1", "violation", False,
+                                          S + turn(2, "m1") + resume(False) + [cuser("m1", "hi", "c2")] + resumed(),
+                                          ()),
+    "error-after-fan-out": ("PromptOutcomesMatchInsertion", "E2", "violation", False,
+                            S + attached() + [prompt(2, "x"), cstate("running", "c1"), cuser("m1", "x", "c2"),
+                                              err(2, -32603)], ()),
+    "fan-out-under-another-id": ("PromptOutcomesMatchInsertion", "U3", "violation", False,
+                                 S + attached() + turn(2, "m1", "x") + [cuser("m9", "x", "c2")], ()),
+    "fan-out-first-under-another-id": ("PromptOutcomesMatchInsertion", "U3", "violation", False,
+                                       S + attached() + [prompt(2, "x"), state("running"), cuser("m9", "x", "c2"),
+                                                         res(2, {"messageId": "m1"}), user("m1", "x"),
+                                                         state("idle", stopReason="end_turn")], ()),
+    "prompt-after-cancel-answered-cancelled": ("PromptOutcomesMatchInsertion", "C4", "violation", False,
+                                               S + RUN + [note("session/cancel", {"sessionId": SID}),
+                                                          state("idle", stopReason="cancelled"), prompt(3, "two"),
+                                                          err(3, -32800)], ()),
+    "cancel-proven-then-end-turn": ("CancelEndsWithCancelled", "C7", "violation", False,
+                                    S + RUN + [note("session/cancel", {"sessionId": SID}), req(3, "_acme/ping", {}),
+                                               res(3, {}), state("idle", stopReason="end_turn")], ()),
+    "error-idle-for-background-failure": ("BackgroundSnapshotsConsistent", "E9", "violation", False,
+                                          S + RUN + [tool("t1", "in_progress"),
+                                                     state("idle", stopReason="end_turn",
+                                                           background=[{"type": "tool_call", "toolCallId": "t1"}]),
+                                                     tool("t1", "failed"),
+                                                     state("idle", stopReason="error", background=[])], ()),
+    "command-rerun-inside-replay-window": ("ReplayedCommandsNotRerun", "R9", "warning", False,
+                                           S + turn(2, "m1", "/status") + resume() +
+                                           [cuser("m1", "/status", "c2"), cstate("idle", "c2"),
+                                            cstate("running", "c2")] + resumed(s="running"), ()),
+    "command-rerun-on-another-connection": ("ReplayedCommandsNotRerun", "R9", "warning", False,
+                                            S + turn(2, "m1", "/status") + resume() +
+                                            [cuser("m1", "/status", "c2"), cstate("running", "c2"),
+                                             state("running")] + resumed(s="running"), ()),
+    "live-chunk-while-idle-in-replay-window": ("AgentWorkReportsRunning", "S17", "warning", False,
+                                               REPLAYED + [chunk("agent_message", "a9", "x"),
+                                                           chunk("agent_message", "a9", "x", "c2")] + resumed(), ()),
+    "replay-chunks-without-reset-while-running": ("ReplayResetsBeforeChunks", "R7", "violation", False,
+                                                  REPLAYED + [cstate("running", "c2"),
+                                                              chunk("agent_message", "a1", "x", "c2")] +
+                                                  resumed(s="running"), ()),
+    "message-after-idle-with-empty-background": ("ToolCallsSettleBeforeIdle", "S6", "violation", False,
+                                                 S + RUN + [chunk("agent_message", "a1", "x"),
+                                                            state("idle", stopReason="end_turn", **BG),
+                                                            chunk("agent_message", "a1", "y")], ()),
+})
+
+#: conformant twins of the cases above: ``name -> (monitor, records, events)``; each holds, with no warning of
+#: ``monitor``
+TWINS = {
+    "replay-reset-then-chunks": ("ReplayResetsBeforeChunks",
+                                 REPLAYED + [cuser("m1", "", "c2", content=[]), chunk("user_message", "m1", "hi", "c2")]
+                                 + resumed(), ()),
+    "replay-full-content-only": ("ReplayResetsBeforeChunks", REPLAYED + [cuser("m1", "hi", "c2")] + resumed(), ()),
+    "live-chunk-in-replay-window": ("ReplayResetsBeforeChunks",
+                                    REPLAYED + [cuser("m1", "hi", "c2"), prompt(3, "two"), state("running"),
+                                                chunk("user_message", "m2", "two", "c2"),
+                                                chunk("user_message", "m2", "two"), res(3, {"messageId": "m2"}),
+                                                state("idle", stopReason="end_turn")] + resumed(), ()),
+    "replay-keeps-content": ("ReplayKeepsIds",
+                             S + [prompt(2, "one"), state("running"), res(2, {"messageId": "m1"}),
+                                  chunk("user_message", "m1", "o"), chunk("user_message", "m1", "ne"),
+                                  state("idle", stopReason="end_turn")] + turn(3, "m2", "two") + resume() +
+                             [cuser("m1", "one", "c2"), cuser("m2", "two", "c2")] + resumed(), ()),
+    "resume-without-replayfrom": ("ResumeSendsStateSnapshot", S + turn(2, "m1") + attached(), ()),
+    "fan-out-then-success": ("PromptOutcomesMatchInsertion",
+                             S + attached() + [prompt(2, "x"), state("running"), cuser("m1", "x", "c2"),
+                                               res(2, {"messageId": "m1"}), user("m1", "x"),
+                                               state("idle", stopReason="end_turn")], ()),
+    "fan-out-same-id": ("PromptOutcomesMatchInsertion", S + attached() + turn(2, "m1", "x") + [cuser("m1", "x", "c2")],
+                        ()),
+    "prompt-before-cancel-answered-cancelled": ("PromptOutcomesMatchInsertion",
+                                                S + RUN + [prompt(3, "two"), note("session/cancel", {"sessionId": SID}),
+                                                           err(3, -32800), state("idle", stopReason="cancelled")], ()),
+    "cancel-then-cancelled": ("CancelEndsWithCancelled",
+                              S + RUN + [note("session/cancel", {"sessionId": SID}), req(3, "_acme/ping", {}),
+                                         res(3, {}), state("idle", stopReason="cancelled")], ()),
+    "background-failure-while-idle": ("BackgroundSnapshotsConsistent",
+                                      S + RUN + [tool("t1", "in_progress"),
+                                                 state("idle", stopReason="end_turn",
+                                                       background=[{"type": "tool_call", "toolCallId": "t1"}]),
+                                                 tool("t1", "failed"), state("idle", background=[])], ()),
+    "command-replayed-not-rerun": ("ReplayedCommandsNotRerun",
+                                   S + turn(2, "m1", "/status") + resume() + [cuser("m1", "/status", "c2")] +
+                                   resumed() + [prompt(2, "go", "c2"), cstate("running", "c2")], ()),
+    "prompt-before-work-after-replayed-command": ("ReplayedCommandsNotRerun",
+                                                  S + turn(2, "m1", "/status") + resume() +
+                                                  [cuser("m1", "/status", "c2"), prompt(3, "go"),
+                                                   state("running"), cstate("running", "c2")] +
+                                                  resumed(s="running"), ()),
+    "live-message-restated-by-replay": ("AgentWorkReportsRunning",
+                                        REPLAYED + [prompt(3, "two"), state("running"), cstate("running", "c2"),
+                                                    res(3, {"messageId": "m2"}), user("m2", "two"),
+                                                    chunk("agent_message", "a2", "ok"),
+                                                    chunk("agent_message", "a2", "ok", "c2"),
+                                                    state("idle", stopReason="end_turn"),
+                                                    cstate("idle", "c2", stopReason="end_turn"),
+                                                    upd({"sessionUpdate": "agent_message", "messageId": "a2",
+                                                         "content": [text("ok")]}, "c2")] + resumed(), ()),
+    "live-chunks-fanned-out-first-in-replay-window": ("ReplayResetsBeforeChunks",
+                                                      REPLAYED + [prompt(3, "two"), state("running"),
+                                                                  cstate("running", "c2"),
+                                                                  chunk("agent_message", "a2", "ok", "c2"),
+                                                                  res(3, {"messageId": "m2"}), user("m2", "two"),
+                                                                  chunk("agent_message", "a2", "ok"),
+                                                                  state("idle", stopReason="end_turn"),
+                                                                  cstate("idle", "c2", stopReason="end_turn")] +
+                                                      resumed(), ()),
+    "message-before-idle-with-empty-background": ("ToolCallsSettleBeforeIdle",
+                                                  S + RUN + [chunk("agent_message", "a1", "x"),
+                                                             state("idle", stopReason="end_turn", **BG)], ()),
+}
+
+#: cases under a reading the user chooses: ``name -> (monitor, rule, level, records, switch changes)``
+SWITCHED = {
+    "agent-id-names-a-user-message": ("MessageIdsUniqueInSession", "P5", "violation",
+                                      S + turn(2, "m1") + [state("running"), chunk("agent_message", "m1", "x")],
+                                      {"id_scope": "session"}),
+}
+
+# an idle that may have crossed session/cancel in flight: the capture does not prove the agent had the cancel
+CANCEL = note("session/cancel", {"sessionId": SID})
+ABORT = {"code": -32603, "message": "abort"}
+CASES.update({
+    "error-idle-may-precede-cancel": ("CancelEndsWithCancelled", "C9", "warning", False,
+                                      S + RUN + [CANCEL, state("idle", stopReason="error", error=ABORT)], ()),
+    "held-prompt-run-after-crossed-idle": ("PromptOutcomesMatchInsertion", "C4", "warning", False,
+                                           S + RUN + [prompt(3, "two"), CANCEL, state("idle", stopReason="end_turn"),
+                                                      state("running"), res(3, {"messageId": "m2"}),
+                                                      user("m2", "two")], ()),
+    "v1-error-may-precede-cancel": ("V1CancelEndsTurnCancelled", "C9", "warning", False,
+                                    start(1) + [prompt(2), CANCEL, err(2, -32603)], ()),
+    "held-prompt-run-after-probed-idle": ("PromptOutcomesMatchInsertion", "C4", "violation", False,
+                                          S + RUN + [prompt(3, "two"), CANCEL, req(4, "_acme/ping", {}), res(4, {}),
+                                                     state("idle", stopReason="end_turn"), state("running"),
+                                                     res(3, {"messageId": "m2"}), user("m2", "two")], ()),
+    "held-prompt-run-after-a-probe-answered-before-its-work": ("PromptOutcomesMatchInsertion", "C4", "violation",
+                                                               False,
+                                                               S + RUN + [CANCEL, prompt(3, "two"), CANCEL,
+                                                                          req(4, "_acme/ping", {}),
+                                                                          state("idle", stopReason="cancelled"),
+                                                                          res(4, {}), state("running"),
+                                                                          res(3, {"messageId": "m2"}),
+                                                                          user("m2", "two")], ()),
+    "cancelled-idle-of-an-earlier-cancel": ("PromptOutcomesMatchInsertion", "C4", "warning", False,
+                                            S + RUN + [CANCEL, prompt(3, "two"), CANCEL,
+                                                       state("idle", stopReason="cancelled"), state("running"),
+                                                       res(3, {"messageId": "m2"}), user("m2", "two")], ()),
+})
+TWINS.update({
+    "v1-cancel-then-cancelled": ("V1CancelEndsTurnCancelled",
+                                 start(1) + [prompt(2), CANCEL, req(3, "_acme/ping", {}), res(3, {}),
+                                             res(2, {"stopReason": "cancelled"})], ()),
+    "failure-idle-before-cancel": ("CancelEndsWithCancelled",
+                                   S + RUN + [state("idle", stopReason="error", error=ABORT), CANCEL], ()),
+    "held-prompt-withdrawn-at-cancelled-idle": ("PromptOutcomesMatchInsertion",
+                                                S + RUN + [prompt(3, "two"), CANCEL,
+                                                           state("idle", stopReason="cancelled"), err(3, -32800)], ()),
+})

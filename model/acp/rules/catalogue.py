@@ -2,8 +2,9 @@
 
 One entry per rule ID of the project's shared ``RULES.md`` (the IDs are that
 catalogue's): a one-line paraphrase in acplab's own words, the strength
-(MUST, SHOULD, def, ...), the source, and whether a wire observer can check
-it (``yes``, ``yes*`` for a trace proxy, ``internal``, ``no``).
+(MUST, SHOULD, def, ...), the source, whether a wire observer can check it
+(``yes``, ``yes*`` for a trace proxy, ``internal``, ``no``) and, where one
+was taken, the RFD sentence it rests on (``rfd``, a short quote).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class Rule(NamedTuple):
     checkable: str
     wire_note: str
     normative: bool
+    #: the RFD sentence the rule rests on (a short quote) where one was taken; else ``source`` anchors it
+    rfd: str = ""
 
 
 @lru_cache(maxsize=1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..observer import A2C, BUSY, C2A, STANDARD_STATES, block_key, content_key  # noqa: F401 - re-exported
+from ..wire_reading import A2C, BUSY, C2A, STANDARD_STATES, block_key, content_key  # noqa: F401 - re-exported
 
 #: sessionUpdate -> (message type, is a chunk) for the six message updates (U4, U7, U10)
 MESSAGE_UPDATES = {

@@ -9,7 +9,7 @@ idle is no implicit ``running``.
 
 from __future__ import annotations
 
-from ..observe import (EVENTUALLY, WARNING, Finding, Monitor, conn_name, error_problem, json_type, obligation,
+from ..rule_monitor import (EVENTUALLY, WARNING, Finding, Monitor, conn_name, error_problem, json_type, obligation,
                        violation, warning)
 from .common import C2A, KNOWN_STOP_REASONS, STANDARD_STATES, drop_conn, is_live, is_success
 
@@ -48,7 +48,9 @@ class StateUpdatesWellFormed(Monitor):
     * W5: ``state`` is a string.
     * S15 (S16): the standard states (and ``unknown`` with the unstable
       schema) unless the client advertised a custom one
-      (``switches.allowed_states``; ACP defines no capability for it yet): a
+      (``switches.allowed_states``, or listed under the ``_meta`` key
+      ``switches.states_key`` of its initialize; ACP defines no capability
+      for it yet): a
       ``_`` extension breaks S15 always, an unprefixed value (reserved for
       ACP) under ``switches.strict_enums`` (Q10), else a warning.
     * S5: an idle that ends work names its stop reason, at the preset's level
@@ -91,7 +93,7 @@ class StateUpdatesWellFormed(Monitor):
             out.append(warning(("W6",), f"idle {where}: stopReason is {json_type(reason)}, read as not reported",
                                o.stamp))
         elif isinstance(reason, str) and reason not in KNOWN_STOP_REASONS and not reason.startswith("_"):
-            make = violation if self.switches.strict_enums else warning
+            make = violation if self.switches.strict_enums and self.switches.strict_stop_reasons else warning
             out.append(make(("W6",), f"idle {where}: stopReason {reason!r} is neither an ACP stop reason nor a "
                                      "_-prefixed extension", o.stamp))
         if o.ending and not isinstance(reason, str):
@@ -108,7 +110,7 @@ class StateUpdatesWellFormed(Monitor):
         return out
 
     def _custom(self, state: str, where: str, o):
-        if state in self.switches.allowed_states or (state == "unknown" and self.switches.unstable):
+        if o.advertised or state in self.switches.allowed_states or (state == "unknown" and self.switches.unstable):
             return []
         if state.startswith("_") or self.switches.strict_enums:
             return [violation(("S15",), f"{where} reports state {state!r}, which the client never advertised; the "
@@ -238,7 +240,9 @@ class AgentWorkReportsRunning(Monitor):
     Agent-initiated work needs no prompt but reports ``running`` first (S17).
     Whether a message can belong to background work is open (Q5), so this is
     a warning; replayed messages, and connections that have not seen a state
-    yet, are exempt.
+    yet, are exempt.  So is a whole-message update inside the connection's own
+    replay window even for an ID it first saw live there: replay may restate a
+    message as one full-content update (R13), which is no new output.
     """
 
     name = "AgentWorkReportsRunning"
@@ -247,11 +251,7 @@ class AgentWorkReportsRunning(Monitor):
     keys = ("output@idle",)
 
     def on(self, b, o):
-        if not is_live(o):
+        if not is_live(o) or (o.resumed is not None and o.resumed[1] is not None and not o.utype.endswith("_chunk")):
             return None
         return [warning(("S17", "S2"), f"{o.utype} on {conn_name(o.conn)} while idle: work that produces output "
                                        "reports running first", o.stamp)]
-
-
-ALL = (WorkEndsWithIdle, StateUpdatesWellFormed, ErrorIdleCarriesErrorObject, SnapshotsAreIdempotent,
-       RequiresActionResolves, AgentWorkReportsRunning)

@@ -2,7 +2,7 @@
 cancellation routing (C3), retention (R5), command execution (R9) and a client's correlation (P9, R11, U2).
 
 In the model these events come from the agent and the clients (see
-:mod:`..adapter`).  For recorded traffic they come from a sidecar that an
+:mod:`..rules_in_model`).  For recorded traffic they come from a sidecar that an
 instrumented adapter or client writes next to the capture (``acplab trace
 check CAPTURE --internal EVENTS.jsonl``; the format is in the README).  The
 vocabulary, one JSON object per event, each with ``after`` (the capture seq
@@ -33,7 +33,7 @@ it follows):
 
 from __future__ import annotations
 
-from ..observe import BOTH, INTERNAL, NO_STAMP, WIRE, Finding, Monitor, conn_name, obligation, violation
+from ..rule_monitor import BOTH, INTERNAL, NO_STAMP, WIRE, Finding, Monitor, conn_name, obligation, violation
 from .common import (C2A, MESSAGE_UPDATES, USER_UPDATES, bound, drop_conn, error_code, is_live, is_success, message_id,
                      stop_reason)
 
@@ -348,7 +348,7 @@ class RetainedMessagesReplayed(Monitor):
             return [violation(("R5",), f"replay on {conn_name(o.conn)} does not carry retained message {k[2]} under "
                                        "its ID", v, o.stamp) for k, v in missing]
         mid = message_id(o.update)
-        if mid is not None and o.window is not None:
+        if mid is not None and o.resumed is not None:  # live or replayed, the connection got it in its window
             b.expected.pop((o.conn, o.sid, mid), None)
         return None
 
@@ -405,8 +405,3 @@ class ClientsLinkByResponse(Monitor):
                                                   f"{d.get('messageId')}, which another submission inserted",
                               o.stamp)]
         return None
-
-
-ALL = (ResponsesFollowInsertion, InsertedIdsDistinct, WorkReportedByState, HeldPromptsWithdrawnOnCancel,
-       CancelRequestMatchesSender, RetainedMessagesReplayed,
-       CommandsRunOnce, ClientsLinkByResponse)

@@ -9,9 +9,9 @@ passes as "holds".
 
 from __future__ import annotations
 
-from ..observe import (BOTH, Monitor, conn_name, error_problem, is_id, is_int, json_type, obligation, short,
+from ..rule_monitor import (BOTH, Monitor, conn_name, error_problem, is_id, is_int, json_type, obligation, short,
                        violation, warning)
-from ..observer import C2A
+from ..wire_reading import C2A
 
 #: methods that are requests in ACP v1 or v2: sent without an id they cannot be answered (W11)
 REQUEST_METHODS = frozenset({
@@ -179,6 +179,3 @@ class CancelRequestsAnswered(Monitor):
             out.append(obligation(("C2",), f"{method} #{rid} of the {side} on {conn_name(conn)} was cancelled "
                                            f"and the {peer} never answered it", stamp))
         return out
-
-
-ALL = (WellFormedJsonRpc, RequestsCarryValidIds, ResponsesMatchRequests, ErrorObjectsWellFormed, CancelRequestsAnswered)

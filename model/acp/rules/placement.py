@@ -9,7 +9,7 @@ internal (the ``insert`` event), so this needs the sidecar (or the model).
 
 from __future__ import annotations
 
-from ..observe import INTERNAL, ONLY_V2, WIRE, Monitor, conn_name, violation
+from ..rule_monitor import INTERNAL, ONLY_V2, WIRE, Monitor, conn_name, violation
 from .common import C2A, MESSAGE_UPDATES, USER_UPDATES, bound, drop_conn, is_live, message_id
 
 _OUTPUT = tuple("upd:" + k for k, (kind, _chunk) in MESSAGE_UPDATES.items() if kind != "user")
@@ -129,6 +129,3 @@ class UserMessageReportedInPlace(Monitor):
             return [violation(("P1", "U1"), f"{where} got {top[1]} before the {o.utype} of {mid}, which comes "
                                             "first in the conversation", o.stamp)]
         return None
-
-
-ALL = (UserMessageReportedInPlace,)

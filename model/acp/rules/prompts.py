@@ -8,8 +8,8 @@ The client sends no message ID (P13, U11) and no empty prompt (P14).
 
 from __future__ import annotations
 
-from ..observe import BOTH, EVENTUALLY, ONLY_V2, Monitor, conn_name, json_type, obligation, violation, warning
-from .common import (BUSY, C2A, MESSAGE_UPDATES, USER_UPDATES, drop_conn, error_code, is_live, is_success, message_id,
+from ..rule_monitor import BOTH, EVENTUALLY, ONLY_V2, Monitor, conn_name, json_type, obligation, violation, warning
+from .common import (BUSY, C2A, MESSAGE_KEYS, MESSAGE_UPDATES, USER_UPDATES, drop_conn, error_code, is_live, is_success, message_id,
                      stop_reason)
 
 
@@ -82,6 +82,44 @@ class MessageIdsDistinct(Monitor):
         return None
 
 
+class MessageIdsUniqueInSession(Monitor):
+    """P5, U12 under the RFD's reading (``--id-scope session``): one message ID names one message of one type.
+
+    The RFD: "IDs are unique within the session"; the schema's ``MessageId``
+    (U12, the default reading) gives user, agent and thought messages
+    separate ID spaces, so this monitor runs only with ``switches.id_scope``
+    ``session``.  A user message ID returned by a prompt success, or any
+    message update's ID, that another type of message already carried in the
+    session is a violation.  It remembers every ID of the session.
+    """
+
+    name = "MessageIdsUniqueInSession"
+    rules = ("P5", "U12")
+    description = "a message ID names messages of one type only in its session (the RFD's reading)"
+    keys = ("res:session/prompt:ok",) + MESSAGE_KEYS
+    dialects = ONLY_V2
+    fields = {"types": dict}
+
+    @staticmethod
+    def applies(switches) -> bool:
+        return switches.id_scope == "session"
+
+    def on(self, b, o):
+        if o.shape == "response":
+            result = o.msg["result"]
+            mid, kind = (result.get("messageId") if result.__class__ is dict else None), "user"
+        else:
+            mid, kind = o.update.get("messageId"), MESSAGE_UPDATES[o.utype][0]
+        if mid.__class__ is not str or o.sid is None or o.dir == C2A:
+            return None
+        first = b.types.setdefault((o.sid, mid), (kind, o.stamp))
+        if first[0] != kind:
+            return [violation(("P5", "U12"), f"{mid} on {conn_name(o.conn)} names a {kind} message, but it already "
+                                             f"named a {first[0]} message in {o.sid} (IDs are unique within the "
+                                             "session)", first[1], o.stamp)]
+        return None
+
+
 class AcceptedMessagesReportedLive(Monitor):
     """U1, U2 (and the P3 proxy): each success's message is reported live, under its ID, on the submitting connection.
 
@@ -139,10 +177,10 @@ class AcceptedMessagesReportedLive(Monitor):
 
 
 class ClientsSendNoMessageIds(Monitor):
-    """P13, U11: the agent owns message IDs: no ``messageId``/``promptId`` on a prompt, no client updates."""
+    """P13, U11, U15: the agent owns message IDs: no ``messageId``/``promptId`` on a prompt, no client updates."""
 
     name = "ClientsSendNoMessageIds"
-    rules = ("P13", "U11")
+    rules = ("P13", "U11", "U15")
     description = "clients send no message IDs: none on session/prompt, no session/update of their own"
     keys = ("client-ids", "client-update")
     dialects = BOTH
@@ -156,7 +194,8 @@ class ClientsSendNoMessageIds(Monitor):
         if o.params is not None:
             named = [k for k in ("messageId", "promptId") if k in o.params]
             if named:
-                return [violation(self.rules, f"session/prompt #{o.rid} on {conn_name(o.conn)} carries "
+                rules = ("P13", "U15") if "promptId" in named else ("P13",)
+                return [violation(rules, f"session/prompt #{o.rid} on {conn_name(o.conn)} carries "
                                               f"{' and '.join(named)}: the agent generates message IDs", o.stamp)]
         return None
 
@@ -370,8 +409,3 @@ class LocalCommandsFollowLifecycle(Monitor):
         out += [warning(("P10",), f"command #{rid} on {conn_name(conn)} was never answered", stamp)
                 for (conn, rid), (stamp, _work) in sorted(b.commands.items(), key=lambda kv: repr(kv[0]))]
         return out
-
-
-ALL = (PromptResultCarriesMessageId, MessageIdsDistinct, AcceptedMessagesReportedLive, ClientsSendNoMessageIds,
-       PromptRequestsWellFormed, UnsupportedContentRejected, PromptsAnswered, MessageIdsPresent,
-       LocalCommandsFollowLifecycle)

@@ -9,9 +9,9 @@ state (S13) and only then responds (R3).
 
 from __future__ import annotations
 
-from ..observe import Monitor, conn_name, violation, warning
-from .common import (BUSY, C2A, MESSAGE_UPDATES, USER_UPDATES, block_key, bound, drop_conn, error_code, is_success,
-                     message_id)
+from ..rule_monitor import Monitor, conn_name, short, violation, warning
+from .common import (BUSY, C2A, MESSAGE_KEYS, MESSAGE_UPDATES, USER_UPDATES, block_key, bound, drop_conn, error_code,
+                     is_success, message_id)
 
 
 def _replaying(o) -> bool:
@@ -25,8 +25,9 @@ class ResumeSendsStateSnapshot(Monitor):
       between the request and its success (even without ``replayFrom``);
     * R3: the last of them after the last replayed message (live updates may
       interleave, so a snapshot only before replayed messages is a warning);
-    * R1: without ``replayFrom`` nothing is replayed: a ``user_message`` reset
-      (``content: []``, the replay signature) in that window is a violation;
+    * R1: without ``replayFrom`` nothing is replayed: a whole ``user_message``
+      (``content: []`` or full content) in that window is a violation, unless
+      the front end found its ID live (another connection's new message);
     * R2: a malformed cursor, or one the agent does not support, is rejected
       with ``-32602``: a success for a malformed or unprefixed unknown cursor
       is a violation (a ``_`` extension may be supported: a warning).
@@ -58,9 +59,11 @@ class ResumeSendsStateSnapshot(Monitor):
             return None
         b.windows[key] = (state, o.stamp, False)
         content = o.update.get("content")
-        if o.window[1] is None and o.utype == "user_message" and content == []:
-            return [violation(("R1",), f"resume without replayFrom on {conn_name(o.conn)} resets "
-                                       f"{message_id(o.update)} (content []): that is replay nobody asked for",
+        if o.window[1] is None and o.utype == "user_message" and isinstance(content, list):
+            what = "resets" if content == [] else "upserts the full content of"
+            return [violation(("R1",), f"resume without replayFrom on {conn_name(o.conn)} {what} user message "
+                                       f"{message_id(o.update)}, which no other connection made live: that is "
+                                       "replay nobody asked for (omitting replayFrom resumes without replay)",
                               o.window[2], o.stamp)]
         return None
 
@@ -97,34 +100,60 @@ class ReplayResetsBeforeChunks(Monitor):
     """R7, R8, U5, U7: replay that rebuilds a message from chunks first resets it with ``content: []``.
 
     Inside a replay window, the first update of a message may not be a chunk:
-    a whole-message update with a content array (``[]`` or the full content)
-    or ``null`` comes first (R7; a metadata-only update does not reset).
-    This is unconditional in the seed, whatever the client holds: it is how
-    the client learns to drop its copy.  The seed says it for user messages;
-    PR2175 for agent messages and thoughts too (``switches.reset_all_types``,
-    D12).  With no implicit client-side reset (R8) a later *live* user
-    message chunk for a message the connection already got in full by
-    replay duplicates content (U5, U7): a warning.
+    a whole-message update with ``content: []`` comes first (R7).  The
+    alternative is one full-content update *instead of* chunks: chunks after
+    it in the same replay append to the content it just set (the RFD's
+    checklist: "verify that streamed replay does not duplicate retained
+    content"), a violation unless a ``content: []`` reset comes between.  A
+    metadata-only update (no ``content``, or ``null``) does not reset.  Only
+    replay counts: an ID the front end found live inside the window (another
+    client's new message) is judged as live.  This is unconditional in the
+    seed, whatever the client holds: it is how the client learns to drop its
+    copy.  The seed says it for user messages; PR2175 for agent messages and
+    thoughts too (``switches.reset_all_types``, D12).  Chunks of a new ID
+    while the connection shows work running inside its window (live work of
+    another client overlapping the replay) have a live reading: they are
+    judged when the window ends, as replay unless the ID was reported live on
+    another connection of the session by then (its fan-out may come later
+    there than here).  With no implicit
+    client-side reset (R8) a later *live* user message chunk for a message
+    the connection already got in full by replay duplicates content (U5,
+    U7): a warning.
     """
 
     name = "ReplayResetsBeforeChunks"
     rules = ("R7", "R8", "U5", "U7")
-    description = "chunked replay of a message starts with a whole-message update (content [] or full)"
+    description = "chunked replay of a message starts with content []; a full-content replay is not re-streamed"
     keys = ("replay",)
-    armed = {"upd:user_message_chunk": ("full",), "res:session/resume": ("reset", "chunked"),
-             "close": ("reset", "chunked", "full")}
-    fields = {"reset": set, "chunked": set, "full": dict}
+    armed = {"upd:user_message_chunk": ("full", "undecided"), "res:session/resume": ("reset", "chunked", "whole"),
+             "close": ("reset", "chunked", "full", "whole", "undecided"),
+             **{k: ("undecided",) for k in MESSAGE_KEYS if k != "upd:user_message_chunk"}}
+    #: undecided: (conn, sid, kind, messageId) -> (window stamp, chunk stamp) of chunks judged at the window's end
+    fields = {"reset": set, "chunked": set, "full": dict, "whole": dict, "undecided": dict}
+
+    def _decide(self, b, conn, sid=None):
+        """The window of ``(conn, sid)`` (any session: the connection closed) ended: its undecided chunks were replay
+        without a reset (R7)."""
+        keys = [k for k in b.undecided if k[0] == conn and sid in (None, k[1])]
+        return [self._no_reset(k, *b.undecided.pop(k)) for k in keys] or None
+
+    @staticmethod
+    def _no_reset(key, opened, stamp):
+        conn, _sid, kind, mid = key
+        return violation(("R7", "R8"), f"replay on {conn_name(conn)} streams {kind} message {mid} as chunks "
+                                       "without a whole-message update (content []) first", opened, stamp)
 
     def on(self, b, o):
         if o.kind == "close":
-            for table in (b.reset, b.chunked, b.full):
+            found = self._decide(b, o.conn) if b.undecided else None
+            for table in (b.reset, b.chunked, b.full, b.whole, b.undecided):
                 drop_conn(table, o.conn)
-            return None
+            return found
         if o.shape == "response":
-            for table in (b.reset, b.chunked):
+            for table in (b.reset, b.chunked, b.whole):
                 for k in [k for k in table if k[0] == o.conn and k[1] == o.sid]:
-                    table.discard(k)
-            return None
+                    table.pop(k) if isinstance(table, dict) else table.discard(k)
+            return self._decide(b, o.conn, o.sid) if b.undecided else None
         if o.utype not in MESSAGE_UPDATES:
             return None
         mid = message_id(o.update)
@@ -132,6 +161,9 @@ class ReplayResetsBeforeChunks(Monitor):
             return None
         kind, chunk = MESSAGE_UPDATES[o.utype]
         key = (o.conn, o.sid, kind, mid)
+        if b.undecided and not _replaying(o):  # reported live here: the same ID's chunks elsewhere were live too
+            for k in [k for k in b.undecided if k[1:] == key[1:] and k[0] != o.conn]:
+                del b.undecided[k]
         if not _replaying(o):
             if chunk and kind == "user" and key in b.full:
                 stamp = b.full.pop(key)
@@ -140,23 +172,44 @@ class ReplayResetsBeforeChunks(Monitor):
                                 stamp, o.stamp)]
             return None
         if not chunk:
-            content = o.update.get("content", ...)
-            if content is None or isinstance(content, list):
+            content = o.update.get("content")
+            if content == []:
                 b.reset.add(key)
-                if kind == "user" and content:
+                b.whole.pop(key, None)
+            elif isinstance(content, list):
+                b.whole[key] = o.stamp
+                if kind == "user":
                     b.full[key] = o.stamp
             return None
         if kind == "user":
             b.full[key] = o.stamp  # the connection now holds the message's content from replay
-        if key in b.reset or key in b.chunked or (kind != "user" and not self.switches.reset_all_types):
+        if kind != "user" and not self.switches.reset_all_types:
+            return None
+        whole = b.whole.pop(key, None)
+        if whole is not None:
+            b.chunked.add(key)
+            return [violation(("R7",), f"replay on {conn_name(o.conn)} sends {kind} message {mid} in full and then "
+                                       "streams it again as chunks: the client's copy holds the content twice "
+                                       "(reset with content [] before chunks)", whole, o.stamp)]
+        if key in b.reset or key in b.chunked:
             return None
         b.chunked.add(key)
-        return [violation(("R7", "R8"), f"replay on {conn_name(o.conn)} streams {kind} message {mid} as chunks "
-                                        "without a whole-message update (content []) first", o.window[2], o.stamp)]
+        if o.fg in BUSY:  # live work overlaps the replay: decided when the window ends
+            b.undecided[key] = (o.window[2], o.stamp)
+            return None
+        return [self._no_reset(key, o.window[2], o.stamp)]
+
+    def end(self, b, complete, front=None):
+        return [self._no_reset(k, *v) for k, v in sorted(b.undecided.items(), key=lambda kv: repr(kv[0]))] or None
 
 
 class ReplayKeepsIds(Monitor):
     """R5, R6 (trace proxy): a replayed retained message carries the ID it was returned and reported under.
+
+    Content-aware in both directions: a replayed ID that the session showed
+    live must carry that message's content (its first block, allowing for
+    chunking): other content under a retained ID is another message under it
+    (renumbering after a retention trim), a violation.
 
     Retention is internal (R4: messages may be missing from replay), so the
     proxy compares positions among the user messages.  When replay
@@ -197,6 +250,11 @@ class ReplayKeepsIds(Monitor):
         live = b.live
         key = (o.sid, mid)
         if key in live:
+            if live[key][0] is None:  # a metadata-only first update: the content comes now
+                sig = _first_block(o.update, chunk)
+                if sig is not None:
+                    live[key] = (sig,) + live[key][1:]
+                    b.by_content[(o.sid, sig)] = mid
             return None  # another chunk or update of a message already placed
         prev = b.last.get(o.sid)
         sig = _first_block(o.update, chunk)
@@ -241,7 +299,15 @@ class ReplayKeepsIds(Monitor):
         carried = {(kind, mid) for kind, mid, _s, _n, _t in entries}
         out = []
         for i, (kind, mid, sig, new, stamp) in enumerate(entries):
-            if kind != "user" or not new or sig is None:
+            if kind != "user" or sig is None:
+                continue
+            if not new:
+                was = b.live.get((o.sid, mid))
+                if was is not None and was[0] is not None and not _same_start(was[0], sig):
+                    out.append(violation(("R5",), f"replay on {conn_name(o.conn)} reports {mid} with content "
+                                                  f"{short(sig)!r}, but {mid} was reported live with "
+                                                  f"{short(was[0])!r}: another message under a retained ID",
+                                         stamp, o.stamp))
                 continue
             old = b.by_content.get((o.sid, sig))
             if old is None or ("user", old) in carried or (o.sid, old) not in b.live:
@@ -259,6 +325,12 @@ class ReplayKeepsIds(Monitor):
         return out
 
 
+def _same_start(live: str, replayed: str) -> bool:
+    """The same first block, allowing for chunking: a live first chunk is a prefix of the replayed text, or the
+    other way round."""
+    return live == replayed or live.startswith(replayed) or replayed.startswith(live)
+
+
 def _first_block(update: dict, chunk: bool):
     if chunk:
         return block_key(update.get("content"))
@@ -271,26 +343,35 @@ class ReplayedCommandsNotRerun(Monitor):
 
     After a resume whose replay carried a user message that looks like a
     command (``/name``), new work (``running``) before any new prompt on that
-    connection suggests the command ran again.  Agent-initiated work looks the
-    same, hence a warning; the ``execute`` event of the sidecar decides.
+    connection suggests the command ran again; armed from the replayed
+    command on, so inside the window a change from a reported ``idle`` to
+    ``running`` counts too (the window's first snapshot may be ``running``:
+    the session's current state).  The command replayed to one connection
+    runs for the whole session: ``running`` on *another* connection of the
+    session that shows idle, before a new prompt on any connection, counts
+    too.  Agent-initiated work looks the same, hence a warning; the
+    ``execute`` event of the sidecar decides.
     """
 
     name = "ReplayedCommandsNotRerun"
     rules = ("R9",)
     description = "replay reports a retained command without running it again"
     keys = ("replay",)
-    armed = {"res:session/resume": ("seen",), "upd:state_update": ("armed",), "req:session/prompt": ("armed",),
-             "close": ("seen", "armed")}
-    fields = {"seen": dict, "armed": dict}
+    armed = {"res:session/resume": ("seen",), "upd:state_update": ("armed", "session"),
+             "req:session/prompt": ("armed", "session"), "close": ("seen", "armed", "session")}
+    fields = {"seen": dict, "armed": dict, "session": dict}  # session: sid -> (stamp, messageId, replay's conn)
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.seen, o.conn)
             drop_conn(b.armed, o.conn)
+            for sid in [sid for sid, armed in b.session.items() if armed[2] == o.conn]:
+                del b.session[sid]
             return None
         key = (o.conn, o.sid)
         if o.shape == "request":
             b.armed.pop(key, None)
+            b.session.pop(o.sid, None)
             return None
         if o.shape == "response":
             seen = b.seen.pop(key, None)
@@ -298,8 +379,20 @@ class ReplayedCommandsNotRerun(Monitor):
                 b.armed[key] = seen
             return None
         if o.utype == "state_update":
-            armed = b.armed.pop(key, None)
-            if armed is not None and o.update.get("state") in BUSY and o.fg in (None, "idle"):
+            armed = b.armed.get(key)
+            busy = o.update.get("state") in BUSY
+            elsewhere = b.session.get(o.sid) if busy and o.fg == "idle" else None
+            if elsewhere is not None and elsewhere[2] != o.conn:
+                del b.session[o.sid]
+                return [warning(self.rules, f"work starts on {conn_name(o.conn)} right after {conn_name(elsewhere[2])}'s "
+                                            f"replay of command {elsewhere[1]}, with no new prompt on any connection: "
+                                            "was the command executed again?", elsewhere[0], o.stamp)]
+            inside = o.window is not None
+            if armed is None or (inside and not busy):
+                return None  # inside the window a snapshot idle is no answer: keep watching
+            del b.armed[key]
+            if busy and (o.fg == "idle" or (o.fg is None and not inside)):
+                b.seen.pop(key, None)
                 return [warning(self.rules, f"work starts on {conn_name(o.conn)} right after replaying command "
                                             f"{armed[1]}, with no new prompt: was the command executed again?",
                                 armed[0], o.stamp)]
@@ -308,7 +401,6 @@ class ReplayedCommandsNotRerun(Monitor):
             sig = _first_block(o.update, o.utype == "user_message_chunk")
             if isinstance(sig, str) and sig.startswith("/") and len(sig) > 1:
                 b.seen.setdefault(key, (o.stamp, message_id(o.update)))
+                b.armed.setdefault(key, b.seen[key])  # armed inside the window too: a re-run may start there
+                b.session.setdefault(o.sid, b.seen[key] + (o.conn,))
         return None
-
-
-ALL = (ResumeSendsStateSnapshot, ReplayResetsBeforeChunks, ReplayKeepsIds, ReplayedCommandsNotRerun)

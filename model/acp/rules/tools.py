@@ -10,7 +10,7 @@ nothing runs, a malformed list counts as not reported.
 
 from __future__ import annotations
 
-from ..observe import Monitor, conn_name, obligation, violation, warning
+from ..rule_monitor import Monitor, conn_name, obligation, violation, warning
 from .common import C2A, FINAL_TOOL, bound, drop_conn, is_live, is_success, stop_reason
 
 _ITEMS = ("upd:tool_call_update", "upd:terminal_update")
@@ -105,8 +105,8 @@ class ToolCallsSettleBeforeIdle(Monitor):
             stamp, listed, reason, first = ended
             rules = ("S6", "C8") if reason == "cancelled" else ("S6",)
             make = violation if listed else warning
-            why = "the agent vouched it was no background work" if listed else \
-                "its idle reported no background list"
+            why = _WHY[listed] if kind in ("tool_call", "terminal") or not listed else \
+                _WHY[listed] + ", and a message is no background work"
             what = "updated" if kind in ("tool_call", "terminal") else "continued"
             out = [make(rules, f"{_noun(kind)} {tid} on {conn_name(o.conn)} is {what} ({status or 'patch'}) after "
                                f"the idle {reason!r} that ended its work ({why})", first, stamp, o.stamp)]
@@ -129,7 +129,7 @@ class ToolCallsSettleBeforeIdle(Monitor):
                 b.vouched[sid] = keep
                 for key, (stamp, listed, reason, first) in list(b.ended.items()):
                     if key[1] == sid and not listed and key[3] not in keep:
-                        b.ended[key] = (stamp, True, reason, first)
+                        b.ended[key] = (stamp, "work_end", reason, first)
         return None
 
     def _state(self, b, o):
@@ -148,13 +148,13 @@ class ToolCallsSettleBeforeIdle(Monitor):
                 continue
             if kind not in ("tool_call", "terminal"):
                 del b.open[key]  # a message of this work: judged from now on only as ended work
-                if current:
-                    b.ended[key] = (o.stamp, vouched is not None, reason, stamp)
+                if current:  # a background list vouches for what runs on: a message never is listed work
+                    b.ended[key] = (o.stamp, _vouch(listed, vouched), reason, stamp)
                 continue
             b.open[key] = (False, stamp)  # from now on it belongs to ended work, or to the background
             if not current or (listed and (kind, tid) in listed) or (vouched is not None and tid in vouched):
                 continue
-            b.ended[key] = (o.stamp, listed is not None or vouched is not None, reason, stamp)
+            b.ended[key] = (o.stamp, _vouch(listed, vouched), reason, stamp)
             if reason == "error":
                 out.append(warning(("E6",), f"{kind} {tid} on {conn_name(o.conn)} is still unfinished at the error "
                                             "idle; failed work gives its calls a final status first", stamp, o.stamp))
@@ -169,6 +169,16 @@ class ToolCallsSettleBeforeIdle(Monitor):
             text = f"{kind} {tid} on {conn_name(conn)} never got a final status; the idle {reason!r} ended its work"
             out.append(obligation(("S6",), text, first, stamp) if listed else warning(("S6",), text, first, stamp))
         return out
+
+
+#: why an update after its idle is (or is not) proven to belong to ended work, by what vouched for the background
+_WHY = {None: "its idle reported no background list", "list": "its idle listed the background without it",
+        "work_end": "the agent's work_end event named the background without it"}
+
+
+def _vouch(listed, vouched):
+    """What vouched for the background at an ending idle: its ``background`` list, the internal event, or None."""
+    return "list" if listed is not None else "work_end" if vouched is not None else None
 
 
 def _message_of(o):
@@ -197,7 +207,10 @@ class BackgroundSnapshotsConsistent(Monitor):
       is then ``cancelled`` (or a terminal that exits) before the cancelled
       idle is a warning (natural completion looks the same).
     * E9: a listed item failing while idle is no stop reason: an ``error``
-      idle right after it, with no ``running`` between, is a warning.
+      idle right after it, with no ``running`` between, is a violation (no
+      foreground work ran that it could end), a warning when the
+      connection's last ending was itself ``error`` (a snapshot repeating
+      it).
     """
 
     name = "BackgroundSnapshotsConsistent"
@@ -206,12 +219,14 @@ class BackgroundSnapshotsConsistent(Monitor):
     keys = _ITEMS + ("bg",)
     armed = {"upd:state_update": ("lists", "sessions", "failing", "cancel"), "note:session/cancel": ("lists",),
              "res:session/close": ("lists",), "close": ("lists", "cancel", "failing")}
-    fields = {"lists": dict, "sessions": dict, "open": set, "finals": dict, "cancel": dict, "failing": dict}
+    #: ``ends``: (conn, session) -> the stop reason of its last ending idle, where background is reported (E9)
+    fields = {"lists": dict, "sessions": dict, "open": set, "finals": dict, "cancel": dict, "failing": dict,
+              "ends": dict}
     LIMIT = 4096
 
     def on(self, b, o):
         if o.kind == "close":
-            for table in (b.lists, b.cancel, b.failing):
+            for table in (b.lists, b.cancel, b.failing, b.ends):
                 drop_conn(table, o.conn)
             return None
         if o.shape == "response":
@@ -262,11 +277,15 @@ class BackgroundSnapshotsConsistent(Monitor):
         out = []
         failing = b.failing.pop(key, None)
         if failing is not None and o.fg == "idle" and u.get("state") == "idle" and u.get("stopReason") == "error":
-            out.append(warning(("E9",), f"a background item failed while idle and the next state_update on "
-                                        f"{conn_name(o.conn)} is an error idle: background failures are no stop "
-                                        "reason", failing, o.stamp))
+            # no foreground work ran: only a snapshot repeating an earlier error idle has another reading
+            make = warning if b.ends.get(key) == "error" else violation
+            out.append(make(("E9",), f"a background item failed while idle and the next state_update on "
+                                     f"{conn_name(o.conn)} is an error idle although no foreground work ran: "
+                                     "background failures are no stop reason", failing, o.stamp))
         if o.ending:
             b.cancel.pop(key, None)
+            if prev is not None or items is not None:
+                b.ends[key] = stop_reason(u)
         if items is None:
             if "background" in u and u["background"] is not None:
                 out.append(warning(("G1",), f"background on {conn_name(o.conn)} is malformed: read as not reported",
@@ -367,6 +386,3 @@ class ToolCallCancelHonoured(Monitor):
         return [obligation(self.rules, f"the cancel of {kind} {tid} ({sid}) was accepted but never confirmed by a "
                                        "final status", stamp)
                 for (sid, kind, tid), stamp in sorted(b.confirm.items(), key=lambda kv: repr(kv[0]))]
-
-
-ALL = (ToolCallsSettleBeforeIdle, BackgroundSnapshotsConsistent, ToolCallCancelHonoured)

@@ -11,7 +11,7 @@ forwarded to a v2 agent comes first on the v1 leg (B3).
 
 from __future__ import annotations
 
-from ..observe import BOTH, ONLY_V1, Monitor, conn_name, json_type, obligation, violation, warning
+from ..rule_monitor import BOTH, ONLY_V1, Monitor, conn_name, json_type, obligation, violation, warning
 from .common import V1_STOP_REASONS, C2A, content_key, drop_conn, is_live, is_success, message_id, stop_reason
 
 SEVERITIES = ("info", "warning", "error")
@@ -272,6 +272,3 @@ class BridgeDoesNotDuplicate(Monitor):
         elif o.dialect == "v2" and not chunk and isinstance(o.update.get("content"), list) and mid in b.chunked:
             b.replaced[mid] = o.stamp
         return None
-
-
-ALL = (NoticesWellFormed, V1StopReasonClosedEnum, BridgeCarriesFailures, BridgeDoesNotDuplicate)

@@ -1,13 +1,17 @@
 // An ACP v2 agent built on @agentclientprotocol/sdk 2.4.0 (experimental/v2 entry point).
 //
-//     node agent.mjs BEHAVIOUR
+//     node agent.mjs BEHAVIOUR      (or: node agent.mjs --mode BEHAVIOUR; `ok` is the default, conforming one)
 //
 // It speaks ACP over stdio. BEHAVIOUR (see BEHAVIOURS below) picks how it runs a
 // turn: most behaviours conform to the v2 prompt lifecycle, the `neg_*` ones break
 // exactly one rule on purpose. All IDs are deterministic counters (sess_1,
 // msg_u1, msg_a1, call_1, ...). If ACP_CORPUS_STATE names a file, the agent keeps
 // its sessions' retained history and ID counters there, so a second agent process
-// (a restart) can serve session/resume with replay.
+// (a restart) can serve session/resume with replay. If ACP_CORPUS_CONN_FDS is "IN,OUT",
+// the same process serves a second connection on those file descriptors (one agent,
+// two clients: every session update goes to every connection attached to the session,
+// by session/new or session/resume; a resume's replay and state snapshot go to the
+// resuming connection only).
 //
 // Everything goes through the SDK: typed request/notification handlers on an
 // AgentApp, `ctx.client.notify("session/update", ...)` for updates and
@@ -19,11 +23,13 @@
 // through the SDK's raw "*" request fallback instead.
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import { Readable, Writable } from "node:stream";
+import { Readable, Transform, Writable } from "node:stream";
 import fs from "node:fs";
+import net from "node:net";
 
-const BEHAVIOUR = process.argv[2] ?? "ok_response_before_user_message";
+const BEHAVIOUR = ((m) => (m === undefined || m === "ok" ? "ok_response_before_user_message" : m))(process.argv[2] === "--mode" ? process.argv[3] : process.argv[2]);
 const STATE_FILE = process.env.ACP_CORPUS_STATE || null;
+const CONN_FDS = process.env.ACP_CORPUS_CONN_FDS ? process.env.ACP_CORPUS_CONN_FDS.split(",").map(Number) : null;
 const { RequestError } = acp;
 
 // ------------------------------------------------------------------ small helpers
@@ -52,6 +58,36 @@ function abortError() {
   return e;
 }
 
+// ------------------------------------------------------------------ the order of the input (C11)
+//
+// The SDK dispatches a response to the agent's request (a permission answer) before a notification
+// that came earlier on the wire (session/cancel): a permission answered after the cancel would read
+// as approval. So every input line is counted as it is read, in wire order, before the SDK parses
+// it, and the last session/cancel of each session remembered by its count: a turn whose permission
+// answer arrives checks whether a cancel was read since it asked (`cancelReadSince`).
+
+const input = { lines: 0, cancels: new Map() }; // session -> the count of its last session/cancel line
+function countInput(readable) {
+  let rest = "";
+  const counted = new Transform({
+    transform(chunk, _enc, done) {
+      const lines = (rest + chunk.toString("utf8")).split("\n");
+      rest = lines.pop();
+      for (const line of lines) {
+        input.lines += 1;
+        if (!line.includes('"session/cancel"')) continue;
+        try {
+          const m = JSON.parse(line);
+          if (m.method === "session/cancel" && m.params?.sessionId) input.cancels.set(m.params.sessionId, input.lines);
+        } catch { /* the SDK reports bad lines */ }
+      }
+      done(null, chunk);
+    },
+  });
+  return readable.pipe(counted);
+}
+const cancelReadSince = (sid, mark) => (input.cancels.get(sid) ?? 0) > mark;
+
 // ------------------------------------------------------------------ persistent state
 
 const store = loadStore();
@@ -66,8 +102,6 @@ const nextId = (kind, prefix) => { store.counters[kind] += 1; saveStore(); retur
 
 // ------------------------------------------------------------------ sessions
 
-let connClient = null; // AgentContext of this connection, for work no request started
-
 class Session {
   constructor(id, cwd) {
     this.id = id;
@@ -78,13 +112,26 @@ class Session {
     this.backgroundReported = false;
     this.closed = false;
     this.pendingPermissions = new Set(); // AbortControllers of outstanding permission requests
+    this.clients = new Map(); // connection tag -> AgentContext, for the connections attached to this session
     if (!store.sessions[id]) store.sessions[id] = { cwd, history: [] };
   }
   get history() { return store.sessions[this.id].history; }
-  retain(entry) { this.history.push(entry); saveStore(); }
-  update(u) {
-    return connClient.notify("session/update", { sessionId: this.id, update: u });
+  retain(entry) {
+    this.history.push(entry);
+    // a retention policy: only the last `retainLast` entries are kept for replay
+    if (behaviour.retainLast) this.history.splice(0, Math.max(0, this.history.length - behaviour.retainLast));
+    saveStore();
   }
+  /** Sends `u` to every attached connection (`behaviour.fanout` may change what a non-submitting one gets). */
+  update(u, submitter = null) {
+    if (this.silenced) return Promise.resolve([]); // the close was answered: nothing more for this session (C14)
+    return Promise.all([...this.clients].map(([tag, c]) => {
+      const v = behaviour.fanout && submitter !== null && tag !== submitter ? behaviour.fanout(u) : u;
+      return v ? c.notify("session/update", { sessionId: this.id, update: v }).catch(() => {}) : null;
+    }));
+  }
+  /** The connection for requests no prompt started (the first attached). */
+  get client() { return [...this.clients.values()][0]; }
   state(state, extra = {}) { return this.update({ sessionUpdate: "state_update", state, ...extra }); }
 }
 const sessions = new Map();
@@ -101,12 +148,14 @@ class Turn {
     this.isCancelled = false;
     this.closing = false;
   }
-  update(u) { return this.s.update(u); }
+  update(u) { return this.s.update(u, this.sub.tag ?? null); }
   state(st, extra) { return this.s.state(st, extra); }
   running(extra) { return this.state("running", extra); }
   idle(stopReason, extra = {}) {
     return this.state("idle", stopReason === undefined ? extra : { stopReason, ...extra });
   }
+  /** Ends the work: `cancelled` if a session/cancel (or close) of it has been read by now, else end_turn (C7). */
+  finish(extra = {}) { return this.idle(this.isCancelled ? "cancelled" : "end_turn", extra); }
   /** Answers the pending session/prompt successfully and lets the SDK write the response first. */
   async respond(result) {
     this.sub.responded = true;
@@ -139,9 +188,9 @@ class Turn {
     return this.update({ sessionUpdate: "notice", severity, title, ...(description ? { description } : {}) });
   }
   /** Inserts the user message: the standard conforming way (running first, then response, then report). */
-  async insert({ order = "response_first", chunked = false, retain = true, content = this.prompt } = {}) {
+  async insert({ order = "response_first", chunked = false, retain = true, content = this.prompt, command = false } = {}) {
     const mid = this.newUserId();
-    if (retain) this.s.retain({ kind: "user", messageId: mid, content, chunked });
+    if (retain) this.s.retain({ kind: "user", messageId: mid, content, chunked, ...(command ? { command } : {}) });
     const report = () => (chunked ? this.userChunks(mid, content) : this.userMessage(mid, content));
     if (order === "response_first") {
       await this.respond({ messageId: mid });
@@ -164,7 +213,7 @@ async function standardTurn(t, opts = {}) {
   await t.running();
   await t.insert(opts);
   await t.reply(opts.reply ?? ["You said: ", t.text]);
-  await t.idle("end_turn");
+  await t.finish();
 }
 
 // ------------------------------------------------------------------ behaviours
@@ -197,7 +246,18 @@ B.ok_tool_calls = {
     await t.tool(c, { status: "in_progress" });
     await t.tool(c, { status: "completed", content: [{ type: "content", content: text("# Project\nA demo project.") }] });
     await t.reply(["The README describes ", "a demo project."]);
-    await t.idle("end_turn");
+    await t.finish();
+  },
+};
+
+// ACP v2's diff (schema v2 `Diff`): structured `changes` plus an optional git patch, every path absolute
+const MAIN_PY = "/home/user/project/src/main.py";
+const MAIN_PY_DIFF = {
+  type: "diff",
+  changes: [{ operation: "modify", path: MAIN_PY, fileType: "text" }],
+  patch: {
+    format: "git_patch",
+    text: `diff --git ${MAIN_PY} ${MAIN_PY}\n--- ${MAIN_PY}\n+++ ${MAIN_PY}\n@@ -1 +1 @@\n-print('hi')\n+print('hello')\n`,
   },
 };
 
@@ -212,11 +272,12 @@ async function permissionTurn(t, { expectCancel = false } = {}) {
   const onCancel = () => ac.abort(RequestError.requestCancelled());
   t.cancelled.promise.then(onCancel);
   let outcome;
+  const asked = input.lines; // a session/cancel read after this, and before the answer is used, wins (C11)
   try {
     // Without stopWaitingOnCancel the promise still settles with the client's answer after
     // $/cancel_request; the agent gives the client a short grace period for it, then stops
     // waiting (so the wire order is fixed: $/cancel_request, the client's answer, idle).
-    const answer = connClient.request("session/request_permission", {
+    const answer = (t.sub.client ?? t.s.client).request("session/request_permission", {
       sessionId: t.s.id,
       title: "Allow editing src/main.py?",
       subject: { type: "tool_call", toolCall: { toolCallId: c } },
@@ -233,6 +294,7 @@ async function permissionTurn(t, { expectCancel = false } = {}) {
   } finally {
     t.s.pendingPermissions.delete(ac);
   }
+  if (!t.isCancelled && cancelReadSince(t.s.id, asked)) cancelSession(t.s); // the SDK has not run its handler yet
   if (t.isCancelled) {
     await t.tool(c, { status: "cancelled" });
     await t.idle("cancelled");
@@ -241,14 +303,14 @@ async function permissionTurn(t, { expectCancel = false } = {}) {
   if (outcome.outcome === "selected" && outcome.optionId === "allow") {
     await t.running();
     await t.tool(c, { status: "in_progress" });
-    await t.tool(c, { status: "completed", content: [{ type: "diff", path: "/home/user/project/src/main.py", oldText: "print('hi')\n", newText: "print('hello')\n" }] });
+    await t.tool(c, { status: "completed", content: [MAIN_PY_DIFF] });
     await t.reply(["Updated src/main.py."]);
-    await t.idle("end_turn");
+    await t.finish();
   } else {
     await t.running();
     await t.tool(c, { status: "cancelled" });
     await t.reply(["Left src/main.py unchanged."]);
-    await t.idle("end_turn");
+    await t.finish();
   }
 }
 B.ok_permission_requires_action = { turn: (t) => permissionTurn(t) };
@@ -324,12 +386,12 @@ B.ok_held_prompts_fifo = {
     await t.insert();
     if (first) {
       await t.reply(["Working on A..."]);
-      await until(() => t.s.queue.length >= 2);
+      await until(() => t.s.queue.length >= 2 || t.isCancelled); // a cancel ends the wait (C7)
       await t.reply(["A is done."]);
     } else {
       await t.reply([`Done with ${t.text.slice(0, 1)}.`]);
     }
-    await t.idle("end_turn");
+    await t.finish();
   },
 };
 
@@ -340,7 +402,7 @@ async function localCommand(t) {
   const a = t.newAgentId();
   const n = t.s.history.filter((e) => e.kind === "user").length;
   await t.update({ sessionUpdate: "agent_message", messageId: a, content: [text(`Session ${t.s.id}: ${n} retained user message(s).`)] });
-  await t.idle("end_turn");
+  await t.finish();
 }
 B.ok_local_command = { turn: (t) => (t.text.startsWith("/") ? localCommand(t) : standardTurn(t)) };
 
@@ -374,7 +436,7 @@ async function backgroundTurn(t, { omitOnce = false } = {}) {
     await t.tool(c, { title: "Run test suite (background)", kind: "execute", status: "in_progress" });
     await t.running({ background: [{ type: "tool_call", toolCallId: c }] });
     await t.reply(["Started the test suite in the background."]);
-    await t.idle("end_turn", { background: [{ type: "tool_call", toolCallId: c }] });
+    await t.finish({ background: [{ type: "tool_call", toolCallId: c }] });
     return;
   }
   // second prompt: foreground work that gets cancelled (ok) or finishes (neg)
@@ -425,7 +487,7 @@ B.ok_pre_insertion_hook = {
     await t.tool(h, { status: "completed" });
     await t.insert({ order: "user_message_first" });
     await t.reply(["Hook passed; ", "here is the answer."]);
-    await t.idle("end_turn");
+    await t.finish();
   },
 };
 
@@ -443,7 +505,7 @@ B.ok_notices = {
     await t.tool(c, { status: "failed", content: [{ type: "content", content: text("HTTP 503") }] });
     await t.notice("error", "Could not fetch the docs", "Answering from the local copy instead.");
     await t.reply(["From the local copy: ", "use --verbose."]);
-    await t.idle("end_turn");
+    await t.finish();
   },
 };
 
@@ -454,9 +516,9 @@ B.ok_cancel_request_held_prompt = {
     await t.insert();
     await t.reply(["Working on it..."]);
     // keep busy until the held prompt has been withdrawn
-    await until(() => t.s.withdrawn >= 1);
+    await until(() => t.s.withdrawn >= 1 || t.isCancelled); // a cancel ends the wait (C7)
     await t.reply(["Done."]);
-    await t.idle("end_turn");
+    await t.finish();
   },
 };
 
@@ -491,7 +553,7 @@ B.ok_held_prompt_cancelled_by_session_cancel = {
       await t.idle(t.isCancelled ? "cancelled" : "end_turn");
     } else {
       await t.reply([`Done with ${t.text.slice(0, 1)}.`]);
-      await t.idle("end_turn");
+      await t.finish();
     }
   },
 };
@@ -670,6 +732,119 @@ B.neg_tool_left_unfinished_on_error = {
   },
 };
 
+// ==================================================================== acplab test: races of RACES.md
+// Modes for races the behaviours above did not have; `acplab test` must find each without being
+// told which client actions provoke it (tests/test_agent_tester_sdk.py). Each turn works until
+// cancelled or for a short while, so prompts sent meanwhile are held.
+
+/** Running work: a tool call in progress until session/cancel (or `ms`), then the given ending. */
+async function interruptibleTurn(t, { ms = 1500, onCancelled } = {}) {
+  await t.running();
+  await t.insert();
+  const c = t.newToolId();
+  await t.tool(c, { title: "Run the build", kind: "execute", status: "in_progress" });
+  if (await t.waitCancel(ms)) {
+    await onCancelled(t, c);
+  } else {
+    await t.tool(c, { status: "completed" });
+    await t.reply(["Built."]);
+    await t.idle("end_turn");
+  }
+}
+
+// X18 / C8, S6: the cancelled idle goes out before the cancelled tool call's final status.
+B.neg_tool_cancelled_after_idle = {
+  turn: (t) => interruptibleTurn(t, {
+    async onCancelled(t, c) {
+      await t.idle("cancelled", { background: [] }); // nothing goes on in the background...
+      await t.tool(c, { status: "cancelled" }); // ...yet the cancelled work's tool call still reports
+    },
+  }),
+};
+
+// X13 / E1, C4: at the cancel, held prompts are first reported inserted, then answered -32800.
+B.neg_held_prompt_inserted_then_cancelled = {
+  turn: (t) => interruptibleTurn(t, {
+    async onCancelled(t, c) {
+      await t.tool(c, { status: "cancelled" });
+      await t.idle("cancelled");
+    },
+  }),
+  async onCancel(s) {
+    for (const sub of s.queue) {
+      const mid = nextId("user", "msg_u");
+      await s.update({ sessionUpdate: "user_message", messageId: mid, content: sub.params.prompt });
+    }
+    cancelSession(s);
+  },
+};
+
+// X08 / P5: after a restart, a prompt with the content of one inserted before the restart is
+// "recognised as a retry" and answered with the earlier messageId.
+B.neg_retry_merged_after_restart = {
+  async turn(t) {
+    store.retries ??= {};
+    const key = `${t.s.id} ${JSON.stringify(t.prompt)}`;
+    const earlier = store.retries[key];
+    const mid = earlier && earlier.pid !== process.pid ? earlier.mid : t.newUserId();
+    store.retries[key] = { mid, pid: process.pid };
+    saveStore();
+    await t.running();
+    await t.respond({ messageId: mid });
+    await t.userMessage(mid);
+    await t.reply(["Okay."]);
+    await t.idle("end_turn");
+  },
+};
+
+// X28 / R3, S13: session/resume is answered before the replay and the state snapshot.
+B.neg_resume_response_before_replay = { turn: (t) => standardTurn(t, { reply: ["Noted."] }), resumeAnswersFirst: true };
+// ==================================================================== end of the acplab test block
+
+// ---- one agent process serving two connections (ACP_CORPUS_CONN_FDS; driver.mjs `clients: 2`) ----
+// Kept in their own table, merged into B below: `acplab test` drives one client, and its tests list
+// the single-connection modes only (the `B.name =` lines).
+const TWO = {};
+const chunkedWhenSplit = (reply) => (t) => standardTurn(t, { chunked: t.prompt.length > 1, reply });
+TWO.ok_two_clients_fanout = { turn: (t) => standardTurn(t, { reply: ["Hello ", "to you both."] }) };
+// U3: the other connection gets the user message under another ID than the one returned
+TWO.neg_two_clients_fanout_other_id = {
+  turn: TWO.ok_two_clients_fanout.turn,
+  fanout: (u) => (u.sessionUpdate === "user_message" ? { ...u, messageId: `${u.messageId}-copy` } : u),
+};
+TWO.ok_prompt_during_replay = { turn: chunkedWhenSplit(["Done: ", "see the summary."]), replayDelay: 150 };
+TWO.ok_resume_replay_two_clients = { turn: chunkedWhenSplit(["The README ", "is short."]) };
+// R7: replay sends the full message, then streams its chunks again (the client ends with the text twice)
+TWO.neg_replay_full_then_chunks = { turn: TWO.ok_resume_replay_two_clients.turn, replayFullThenChunks: true };
+// R4: only the latest turn (user + agent message) is retained
+TWO.ok_retention_forgets = { turn: (t) => standardTurn(t, { reply: ["Noted."] }), retainLast: 2 };
+// R5: after the trim, the retained message is replayed under the forgotten message's ID
+TWO.neg_retention_reuses_id = { ...TWO.ok_retention_forgets, replayUnderOldId: () => "msg_u1" };
+// a retained command: its user message and result are retained; replay reports them without running it
+async function rememberCommand(t) {
+  await t.running();
+  await t.insert({ command: true });
+  const a = t.newAgentId();
+  const content = [text(`I will remember: ${t.text.slice("/remember ".length)}`)];
+  await t.update({ sessionUpdate: "agent_message", messageId: a, content });
+  t.s.retain({ kind: "agent", messageId: a, content });
+  await t.finish();
+}
+const commandsTurn = (t) => (t.text.startsWith("/status") ? localCommand(t)
+  : t.text.startsWith("/remember") ? rememberCommand(t) : standardTurn(t, { reply: ["Hi."] }));
+TWO.ok_commands_two_clients = { turn: commandsTurn };
+// R9: replaying the retained command runs it again (new work, a new result message)
+TWO.neg_command_rerun_on_replay = {
+  turn: commandsTurn,
+  async rerunCommands(s, e) {
+    await s.state("running");
+    await s.update({ sessionUpdate: "agent_message", messageId: nextId("agent", "msg_a"), content: [text("I will remember that (again).")] });
+    await s.state("idle", { stopReason: "end_turn" });
+  },
+};
+
+Object.assign(B, TWO);
+
 const behaviour = B[BEHAVIOUR];
 if (!behaviour) {
   process.stderr.write(`unknown behaviour ${BEHAVIOUR}; known: ${Object.keys(B).join(", ")}\n`);
@@ -679,7 +854,7 @@ if (!behaviour) {
 // ------------------------------------------------------------------ the worker (held prompts, FIFO)
 
 async function pump(s) {
-  if (s.current || s.closed) return;
+  if (s.current || s.closed || s.closing) return; // a close under way starts no held prompt (C14)
   const sub = s.queue.shift();
   if (!sub) return;
   s.current = sub;
@@ -699,10 +874,10 @@ async function pump(s) {
   pump(s);
 }
 
-function submit(ctx) {
+function submit(ctx, tag) {
   const s = sessions.get(ctx.params.sessionId);
-  if (!s) throw RequestError.sessionNotFound(ctx.params.sessionId);
-  const sub = { params: ctx.params, signal: ctx.signal, requestId: ctx.requestId, deferred: deferred(), state: "held", responded: false };
+  if (!s || s.closing) throw RequestError.sessionNotFound(ctx.params.sessionId); // closing: as good as closed
+  const sub = { params: ctx.params, signal: ctx.signal, requestId: ctx.requestId, client: ctx.client, tag, deferred: deferred(), state: "held", responded: false };
   ctx.signal.addEventListener("abort", () => {
     const i = s.queue.indexOf(sub);
     if (i >= 0) {
@@ -737,83 +912,113 @@ function cancelSession(s, { closing = false } = {}) {
 
 // ------------------------------------------------------------------ replay
 
-async function replay(s) {
+/** Replays the retained history to the resuming connection `client` only. */
+async function replay(s, client) {
+  const send = (u) => client.notify("session/update", { sessionId: s.id, update: u });
+  let forgotten = behaviour.replayUnderOldId ? behaviour.replayUnderOldId(s) : null;
   for (const e of s.history) {
+    if (behaviour.replayDelay) await sleep(behaviour.replayDelay);
     if (e.kind === "user") {
-      const messageId = behaviour.replayNewIds ? nextId("user", "msg_u") : e.messageId;
+      let messageId = behaviour.replayNewIds ? nextId("user", "msg_u") : e.messageId;
+      if (forgotten) { messageId = forgotten; forgotten = null; } // neg: a different message under a forgotten ID
       if (e.chunked) {
-        if (!behaviour.replayNoReset) await s.update({ sessionUpdate: "user_message", messageId, content: [] });
-        for (const b of e.content) await s.update({ sessionUpdate: "user_message_chunk", messageId, content: b });
+        if (behaviour.replayFullThenChunks) await send({ sessionUpdate: "user_message", messageId, content: e.content });
+        else if (!behaviour.replayNoReset) await send({ sessionUpdate: "user_message", messageId, content: [] });
+        for (const b of e.content) await send({ sessionUpdate: "user_message_chunk", messageId, content: b });
       } else {
-        await s.update({ sessionUpdate: "user_message", messageId, content: e.content });
+        await send({ sessionUpdate: "user_message", messageId, content: e.content });
       }
+      if (e.command && behaviour.rerunCommands) await behaviour.rerunCommands(s, e); // neg: executed again
     } else if (e.kind === "agent") {
-      await s.update({ sessionUpdate: "agent_message", messageId: e.messageId, content: e.content });
+      await send({ sessionUpdate: "agent_message", messageId: e.messageId, content: e.content });
     }
   }
 }
 
 // ------------------------------------------------------------------ the app
 
-const app = acp.agent({ name: "acplab-corpus-agent" })
-  .onConnect((conn) => { connClient = conn.client; })
-  .onRequest("initialize", async () => ({
-    protocolVersion: acp.PROTOCOL_VERSION,
-    info: { name: "acplab-corpus-agent", version: "0.1.0" },
-    capabilities: { session: {} },
-  }))
-  .onRequest("session/new", async (ctx) => {
-    const id = nextId("session", "sess_");
-    const s = new Session(id, ctx.params.cwd);
-    sessions.set(id, s);
-    saveStore();
-    if (behaviour.onNewSession) setTimeout(() => behaviour.onNewSession(s).catch((e) => process.stderr.write(`${e}\n`)), 0);
-    return { sessionId: id };
-  })
-  .onRequest("session/resume", async (ctx) => {
-    const { sessionId, cwd, replayFrom } = ctx.params;
-    if (!store.sessions[sessionId]) throw RequestError.sessionNotFound(sessionId);
-    if (replayFrom != null && replayFrom.type !== "start") {
-      throw RequestError.invalidParams({ replayFrom }, "unsupported replay cursor");
-    }
-    const s = sessions.get(sessionId) ?? new Session(sessionId, cwd);
-    sessions.set(sessionId, s);
-    if (replayFrom?.type === "start") await replay(s);
-    if (!behaviour.resumeNoSnapshot) await s.state(s.current ? "running" : "idle");
-    return {};
-  })
-  .onRequest("session/close", async (ctx) => {
-    const s = sessions.get(ctx.params.sessionId);
-    if (!s) return {};
-    const active = s.work;
-    if (behaviour.closeRespondsFirst && active) {
-      // answers first, then still reports the ended work (C14)
-      setTimeout(() => { cancelSession(s, { closing: true }); s.closed = true; }, 10);
+/** The agent app of one connection; `tag` names the connection (handler contexts are not stable identities). */
+function makeApp(tag) {
+  const app = acp.agent({ name: "acplab-corpus-agent" })
+    .onRequest("initialize", async () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      info: { name: "acplab-corpus-agent", version: "0.1.0" },
+      capabilities: { session: {} },
+    }))
+    .onRequest("session/new", async (ctx) => {
+      const id = nextId("session", "sess_");
+      const s = new Session(id, ctx.params.cwd);
+      s.clients.set(tag, ctx.client);
+      sessions.set(id, s);
+      saveStore();
+      if (behaviour.onNewSession) setTimeout(() => behaviour.onNewSession(s).catch((e) => process.stderr.write(`${e}\n`)), 0);
+      return { sessionId: id };
+    })
+    .onRequest("session/resume", async (ctx) => {
+      const { sessionId, cwd, replayFrom } = ctx.params;
+      if (!store.sessions[sessionId]) throw RequestError.sessionNotFound(sessionId);
+      if (replayFrom != null && replayFrom.type !== "start") {
+        throw RequestError.invalidParams({ replayFrom }, "unsupported replay cursor");
+      }
+      const s = sessions.get(sessionId) ?? new Session(sessionId, cwd);
+      sessions.set(sessionId, s);
+      s.clients.set(tag, ctx.client); // live updates reach this connection from now on, during its replay too
+      const snapshot = () => ctx.client.notify("session/update", { sessionId, update: { sessionUpdate: "state_update", state: s.current ? "running" : "idle" } });
+      if (behaviour.resumeAnswersFirst) { // acplab test block: neg_resume_response_before_replay
+        setTimeout(async () => { if (replayFrom?.type === "start") await replay(s, ctx.client); await snapshot(); }, 5);
+        return {};
+      }
+      if (replayFrom?.type === "start") await replay(s, ctx.client);
+      if (!behaviour.resumeNoSnapshot) await snapshot();
       return {};
-    }
-    cancelSession(s, { closing: true });
-    if (active) await until(() => s.work === null); // final updates and cancelled idle before the close response
-    s.closed = true;
-    sessions.delete(s.id);
-    return {};
-  })
-  .onNotification("session/cancel", async (ctx) => {
-    const s = sessions.get(ctx.params.sessionId);
-    if (!s) return;
-    if (behaviour.onCancel) return behaviour.onCancel(s, s.work);
-    cancelSession(s);
-  });
+    })
+    .onRequest("session/close", async (ctx) => {
+      const s = sessions.get(ctx.params.sessionId);
+      if (!s) return {};
+      const active = s.work;
+      if (behaviour.closeRespondsFirst && active) {
+        // answers first, then still reports the ended work (C14)
+        setTimeout(() => { cancelSession(s, { closing: true }); s.closed = true; }, 10);
+        return {};
+      }
+      s.closing = true; // no held prompt starts and no new prompt is taken while the close is under way
+      cancelSession(s, { closing: true });
+      if (active) await until(() => s.work === null); // final updates and cancelled idle before the close response
+      s.closed = true;
+      s.silenced = true; // agent-initiated work, background snapshots: nothing goes out after the response (C14)
+      sessions.delete(s.id);
+      return {};
+    })
+    .onNotification("session/cancel", async (ctx) => {
+      const s = sessions.get(ctx.params.sessionId);
+      if (!s) return;
+      if (behaviour.onCancel) return behaviour.onCancel(s, s.work);
+      cancelSession(s);
+    });
 
-if (behaviour.rawPrompt) {
-  // The typed handler would never see an empty prompt: the SDK rejects it with -32602
-  // while parsing. The raw fallback gets the params unparsed.
-  app.onRequest("*", async (ctx) => {
-    if (ctx.method !== "session/prompt") throw RequestError.methodNotFound(ctx.method);
-    return submit(ctx);
-  });
-} else {
-  app.onRequest("session/prompt", async (ctx) => submit(ctx));
+  if (behaviour.rawPrompt) {
+    // The typed handler would never see an empty prompt: the SDK rejects it with -32602
+    // while parsing. The raw fallback gets the params unparsed.
+    app.onRequest("*", async (ctx) => {
+      if (ctx.method !== "session/prompt") throw RequestError.methodNotFound(ctx.method);
+      return submit(ctx, tag);
+    });
+  } else {
+    app.onRequest("session/prompt", async (ctx) => submit(ctx, tag));
+  }
+  return app;
 }
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-connection.closed.then(() => setTimeout(() => process.exit(0), 20));
+/** Serves one connection; the process exits when every connection has closed. */
+let open = 0;
+function serve(tag, writable, readable) {
+  open += 1;
+  const connection = makeApp(tag).connect(acp.ndJsonStream(Writable.toWeb(writable), Readable.toWeb(countInput(readable))));
+  connection.closed.then(() => {
+    for (const s of sessions.values()) s.clients.delete(tag);
+    open -= 1;
+    if (open === 0) setTimeout(() => process.exit(0), 20);
+  });
+}
+serve("stdio", process.stdout, process.stdin);
+if (CONN_FDS) serve("fds", new net.Socket({ fd: CONN_FDS[1], readable: false, writable: true }), new net.Socket({ fd: CONN_FDS[0], readable: true, writable: false }));

@@ -7,7 +7,9 @@
 // behaviour of the same name. Scenarios that reconnect (session/resume) record the
 // second connection with `--append`; its records are then relabelled conn "c2" and
 // their `t` shifted past the first connection's last record (each proxy starts its
-// clock at 0). Nothing else in a capture is touched.
+// clock at 0). Nothing else in a capture is touched. Scenarios with `clients: 2` run ONE
+// agent process serving two SDK connections: the second on file descriptors 3 and 4,
+// recorded by the same proxy (`trace record --conn-fds 3,4`) as connection c2.
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import { spawn } from "node:child_process";
@@ -30,21 +32,32 @@ const text = (t) => ({ type: "text", text: t });
 
 // ------------------------------------------------------------------ one recorded connection
 
+/** Starts the agent behind `acplab trace record`; with `clients: 2` it also serves a connection on fds 3 and 4. */
+function spawnRecorded(behaviour, { out, append, stateFile, clients = 1 }) {
+  const two = clients === 2;
+  const recordArgs = ["trace", "record", "--out", out, append ? "--append" : "--force",
+    ...(two ? ["--conn-fds", "3,4"] : []), "--", "node", "agent.mjs", behaviour];
+  const child = spawn(ACPLAB, recordArgs, {
+    cwd: HERE,
+    stdio: ["pipe", "pipe", "inherit", ...(two ? ["pipe", "pipe"] : [])],
+    env: { ...process.env, ACP_CORPUS_STATE: stateFile, ...(two ? { ACP_CORPUS_CONN_FDS: "3,4" } : {}) },
+  });
+  child.exitedP = new Promise((r) => child.on("exit", (code, sig) => r({ code, sig })));
+  return child;
+}
+
 class Conn {
-  constructor(name, behaviour, { out, append, stateFile }) {
+  constructor(name, behaviour, { out, append, stateFile, child = null, second = false }) {
     this.name = name;
     this.log = []; // raw JSON-RPC messages received from the agent, in order
     this.cursor = 0;
     this.waiters = [];
     this.permissionPolicy = "allow";
-    const recordArgs = ["trace", "record", "--out", out, append ? "--append" : "--force", "--", "node", "agent.mjs", behaviour];
-    this.child = spawn(ACPLAB, recordArgs, {
-      cwd: HERE,
-      stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, ACP_CORPUS_STATE: stateFile },
-    });
-    this.exited = new Promise((r) => this.child.on("exit", (code, sig) => r({ code, sig })));
-    const base = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout));
+    this.child = child ?? spawnRecorded(behaviour, { out, append, stateFile });
+    this.exited = this.child.exitedP;
+    const [input, output] = second ? [this.child.stdio[3], this.child.stdio[4]] : [this.child.stdin, this.child.stdout];
+    this.input = input;
+    const base = acp.ndJsonStream(Writable.toWeb(input), Readable.toWeb(output));
     const self = this;
     const readable = base.readable.pipeThrough(new TransformStream({
       transform(msg, controller) {
@@ -116,6 +129,24 @@ class Conn {
     const r = await settle(this.ctx.request("session/resume", { sessionId, cwd: CWD, mcpServers: [], ...(replay ? { replayFrom: { type: "start" } } : {}) }));
     this.cursor = this.log.length; // replay and the state snapshot came before the response
     return r;
+  }
+
+  /** Attaches this connection to the live session `sid` (session/resume) and sends its prompts there. */
+  async attach(sid, { replay }) {
+    const r = await this.resume(sid, { replay });
+    this.useSession(sid);
+    return r;
+  }
+  useSession(sid) {
+    this.session = { sessionId: sid, prompt: (content) => this.ctx.request("session/prompt", { sessionId: sid, prompt: typeof content === "string" ? [text(content)] : content }) };
+  }
+
+  /** Ends the second connection of a two-client agent: close its input; the agent goes on serving the first. */
+  async endSecond() {
+    await sleep(50);
+    this.input.end();
+    await sleep(50);
+    this.connection.close();
   }
 
   /** Ends the connection the way an editor does: close the agent's stdin, wait for it to exit. */
@@ -303,6 +334,67 @@ S.ok_resume_without_replay = {
   connections: 2,
 };
 
+// ---- one agent process, two SDK connections (c1 on stdio, c2 on fds 3/4): `clients: 2` ----
+
+async function fanoutScenario(c1, c2) {
+  const s = await c1.newSession();
+  const out = [`c2 attach ${describe(await c2.attach(s.sessionId, { replay: false }))}`];
+  out.push(`c1 ${describe(await simpleTurn(c1, "Hello from the editor"))}`);
+  await c2.expectIdle("end_turn"); // the same turn, fanned out
+  out.push(`c2 ${describe(await simpleTurn(c2, "Hello from the phone"))}`);
+  await c1.expectIdle("end_turn");
+  return out;
+}
+S.ok_two_clients_fanout = { clients: 2, run: fanoutScenario };
+S.neg_two_clients_fanout_other_id = { clients: 2, run: fanoutScenario };
+S.ok_prompt_during_replay = {
+  clients: 2,
+  async run(c1, c2) {
+    const s = await c1.newSession();
+    const out = [`c1 ${describe(await simpleTurn(c1, [text("Summarise README.md"), text("in one line")]))}`];
+    const resumed = c2.resume(s.sessionId, { replay: true });
+    await c2.expectUpdate(isUpdate("user_message"), "c2 replay starts");
+    const live = c1.prompt([text("Now summarise"), text("CHANGELOG.md")]); // inserted while c2 replays
+    out.push(`c2 resume ${describe(await resumed)}`);
+    out.push(`c1 ${describe(await live)}`);
+    await c1.expectIdle("end_turn");
+    return out;
+  },
+};
+async function replayToSecond(c1, c2) {
+  const s = await c1.newSession();
+  const out = [`c1 ${describe(await simpleTurn(c1, [text("Review a.py"), text("and b.py, please.")]))}`];
+  out.push(`c1 ${describe(await simpleTurn(c1, "Thanks"))}`);
+  out.push(`c2 resume ${describe(await c2.attach(s.sessionId, { replay: true }))}`);
+  out.push(`c2 ${describe(await simpleTurn(c2, "Anything else?"))}`);
+  await c1.expectIdle("end_turn");
+  return out;
+}
+S.ok_resume_replay_two_clients = { clients: 2, run: replayToSecond };
+S.neg_replay_full_then_chunks = { clients: 2, run: replayToSecond };
+async function retentionScenario(c1, c2) {
+  const s = await c1.newSession();
+  const out = [`c1 ${describe(await simpleTurn(c1, "Remember: the build uses make"))}`];
+  out.push(`c1 ${describe(await simpleTurn(c1, "Remember: the tests use pytest"))}`);
+  out.push(`c2 resume ${describe(await c2.attach(s.sessionId, { replay: true }))}`);
+  return out;
+}
+S.ok_retention_forgets = { clients: 2, run: retentionScenario };
+S.neg_retention_reuses_id = { clients: 2, run: retentionScenario };
+async function commandsScenario(c1, c2) {
+  const s = await c1.newSession();
+  const out = [`c1 ${describe(await simpleTurn(c1, "Hello"))}`];
+  out.push(`c1 ${describe(await simpleTurn(c1, "/status"))}`); // live-only: absent from replay
+  out.push(`c1 ${describe(await simpleTurn(c1, "/remember the build uses make"))}`); // retained: replayed, not re-run
+  out.push(`c2 resume ${describe(await c2.attach(s.sessionId, { replay: true }))}`);
+  await sleep(200); // a re-run command would show here
+  out.push(`c2 ${describe(await simpleTurn(c2, "What did I ask you to remember?"))}`);
+  await c1.expectIdle("end_turn");
+  return out;
+}
+S.ok_commands_two_clients = { clients: 2, run: commandsScenario };
+S.neg_command_rerun_on_replay = { clients: 2, run: commandsScenario };
+
 // ---- non-conforming agents ----
 S.neg_error_after_user_message = async (c) => [describe(await simpleTurn(c, "Summarise the changelog"))];
 S.neg_response_after_idle = S.ok_response_before_user_message;
@@ -408,7 +500,9 @@ function relabelSecondConnection(file, firstPartLines) {
 
 async function record(name) {
   const scenario = S[name];
-  const out = path.join(OUT_DIR, `${name}.jsonl`);
+  // one agent serving two clients: captures/two_clients/ (tests/fixtures/sdk/v2/two_clients/)
+  const out = path.join(OUT_DIR, scenario.clients === 2 ? "two_clients" : "", `${name}.jsonl`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
   const stateFile = path.join(os.tmpdir(), `acplab-corpus-${name}.json`);
   fs.rmSync(stateFile, { force: true });
   let firstPartLines = 0;
@@ -424,6 +518,14 @@ async function record(name) {
     await c.newSession();
     log = await scenario(c);
     const st = await c.end();
+    log.push(`agent exit ${JSON.stringify(st)}`);
+  } else if (scenario.clients === 2) {
+    const child = spawnRecorded(name, { out, stateFile, clients: 2 });
+    const c1 = new Conn(`${name} c1`, name, { child });
+    const c2 = new Conn(`${name} c2`, name, { child, second: true });
+    log = await scenario.run(c1, c2);
+    await c2.endSecond();
+    const st = await c1.end();
     log.push(`agent exit ${JSON.stringify(st)}`);
   } else if (scenario.connections === 2) {
     log = await scenario.run(null, ctx);
