@@ -24,6 +24,7 @@ import pytest
 from acplab.model.tester.campaign import Config, run_campaign
 
 from cli_harness import run_cli
+from tiers import deep
 
 ROOT = Path(__file__).resolve().parents[1]
 TS = ROOT / "scripts" / "sdk_corpus" / "ts-v2"
@@ -46,6 +47,10 @@ def _labelled() -> dict[str, set[str]]:
 #: buggy modes whose recorded capture leaves the order unproven (a warning there), with the rules that catch them
 #: under acplab test: its order probe after each session/cancel proves the agent had the cancel (C9)
 PROVEN_BY_PROBE = {"neg_error_idle_after_cancel": {"C9"}}
+#: modes whose violation needs the FIFO proof that the agent had the cancel before it misbehaved (C4, C9): the
+#: proof is the answer to the order probe sent after the cancel, and the agent may misbehave before it answers
+#: that probe; then the honest verdict is a warning of the same rule, not a violation (see proof_dependent_found)
+PROOF_DEPENDENT = set(PROVEN_BY_PROBE) | {"neg_held_prompt_run_after_cancel"}
 #: each buggy mode a conforming client can provoke, with the rules that catch it
 PROVOKABLE = {m: rules for m, rules in _labelled().items() if m not in CLIENT_FAULTS} | PROVEN_BY_PROBE
 #: the modes of the acplab test block of agent.mjs (races of RACES.md), with their rules
@@ -90,6 +95,18 @@ def drive(tmp_path):
         out = tmp_path / f"out-{mode}-{time.monotonic_ns()}"
         return run_campaign(Config(["node", str(AGENT), mode], out=str(out), env=env, **config))
     return run
+
+
+def found(report, mode: str, expected: set[str]) -> bool:
+    """The bug of ``mode`` was reported: a violation citing one of ``expected``, or, for a proof-dependent mode
+    whose order proof lost the race, a warning from a monitor of one of those rules (exit 0)."""
+    if report.exit_code == 1:
+        return bool(set(report.findings[0].rules) & expected)
+    if report.exit_code == 0 and mode in PROOF_DEPENDENT:
+        from acplab.model.acp.rules import monitors_of_rule
+
+        return bool(set(report.warnings) & {name for rule in expected for name in monitors_of_rule(rule)})
+    return False
 
 
 def agent_modes(prefix: str) -> list[str]:
@@ -143,9 +160,8 @@ def test_a_mutants_counterexample_provokes_the_same_bug(drive, mode):
 
     schedules = mutant_schedules(5.0, only={MUTANT_OF[mode]})
     report = drive(mode, schedule=schedules[0], shrink=False, stop_early=True)
-    assert report.exit_code == 1, report.cases
-    assert set(report.findings[0].rules) & (PROVOKABLE.get(mode, set()) | RACE_MODES.get(mode, set())
-                                           | set(MUTANT_RULES[MUTANT_OF[mode]]))
+    expected = PROVOKABLE.get(mode, set()) | RACE_MODES.get(mode, set()) | set(MUTANT_RULES[MUTANT_OF[mode]])
+    assert found(report, mode, expected), (report.cases, dict(report.warnings))
 
 
 def test_two_clients_are_judged_across_connections(drive):
@@ -163,17 +179,19 @@ def test_two_clients_are_judged_across_connections(drive):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", sorted({**PROVOKABLE, **RACE_MODES}))
+@pytest.mark.parametrize("mode", [deep(m) if m in PROOF_DEPENDENT else m for m in sorted({**PROVOKABLE, **RACE_MODES})])
 def test_every_provokable_bug_is_found(drive, mode):
     """Random schedules only: acplab is not told which client actions provoke the bug.
 
     Not shrunk (the test above shows shrinking; the benchmark measures the shrunk lengths); each run stops at its
     first violation.  The budget is wall time on a shared machine (the benchmark measures the 60 s goal).
+    A proof-dependent mode (PROOF_DEPENDENT) counts as found by a warning of its rule when no run proved the order;
+    those runs use the whole budget when the proof keeps losing (114 s and 170 s measured), so they are deep.
     """
     report = drive(mode, first=True, shrink=False, stop_early=True, budget=180.0, images=mode in NEEDS_UNADVERTISED)
     expected = {**PROVOKABLE, **RACE_MODES}[mode]
-    assert report.exit_code == 1, report.cases
-    assert set(report.findings[0].rules) & expected, report.findings[0].to_json()
+    assert found(report, mode, expected), (report.cases, dict(report.warnings),
+                                           [f.to_json() for f in report.findings[:1]])
 
 
 @pytest.mark.slow
