@@ -97,6 +97,20 @@ def test_their_readme_is_refused_before_any_work(thesis, monkeypatch):
     assert (thesis / "README.md").read_text() == "# My thesis"
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_folder_that_cannot_be_made_is_refused_before_any_work(monkeypatch):
+    """/proc passes the permission bits for root, yet no folder can be made there: found before generating
+    (CI saw the progress display of a whole generation before the refusal)."""
+
+    def no_work(folder, progress=None, cache=None):
+        raise AssertionError("generated although --out cannot be written")
+
+    monkeypatch.setattr(figures, "generate", no_work)
+    code, _, err, _ = contract("figures", "--out", "/proc/acplab-figures-test")
+    assert code == 2 and "cannot write in /proc" in err, err
+    assert not Path("/proc/acplab-figures-test").exists()
+
+
 def test_a_failed_generation_leaves_the_folder_as_it_was(thesis, monkeypatch):
     before = tree(thesis)
 

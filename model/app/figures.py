@@ -383,6 +383,7 @@ def run(out: str | None, check: bool, follow_symlink: bool = False, quiet: bool 
                 generate(fresh, shown, cache=cache)
             return _report_check(fresh, folder, started)
     folder = resolve_out(str(out) if out else str(default_folder()), follow_symlink)
+    check_target(folder)  # before the lock too: a folder no one can write is said as that, not as a lock held
     with parent_locked(folder):
         for note in recover(folder):
             print(note, file=sys.stderr)

@@ -148,10 +148,20 @@ def check_target(folder: Path) -> None:
     where = folder if folder.is_dir() else parent
     if not os.access(where, os.W_OK | os.X_OK):
         raise InputError(f"--out {folder}: {where} is not writable")
+    _can_make_a_folder_in(where, folder)
     _, theirs = ownership(folder, {"README.md"})
     if "README.md" in theirs:
         raise InputError(f"--out {folder}: holds a README.md that acplab figures did not write; "
                          f"choose another folder")
+
+
+def _can_make_a_folder_in(where: Path, folder: Path) -> None:
+    """Make and remove an empty folder in ``where``: permission bits say nothing for root or on /proc-like file
+    systems, and a refusal found only after generating would waste the whole run."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{folder.name}{NEW_INFIX}probe-", dir=where))
+    except OSError as err:
+        raise InputError(f"--out {folder}: cannot write in {where}: {err.strerror or err}") from None
 
 
 @contextlib.contextmanager
@@ -166,8 +176,10 @@ def parent_locked(folder: Path):
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except BlockingIOError:
             raise InputError(f"--out {folder}: another acplab figures is writing in {folder.parent}") from None
+        except OSError as err:
+            raise InputError(f"--out {folder}: cannot lock {folder.parent}: {err.strerror or err}") from None
         yield
     finally:
         os.close(fd)
