@@ -23,7 +23,8 @@ from acplab.model.trace.check import check_capture
 from acplab.model.trace.sidecar import write_sidecar
 from acplab.model.wire.capture import dump_capture
 
-#: mutant -> (how it shows: "wire" | "internal" | "warning", the rule, the sidecar event that feeds it)
+#: mutant -> (how it shows: "wire" | "internal" | "warning" | "proven-by-sidecar" (a warning on the wire alone, a
+#: violation with the sidecar), the rule, the sidecar event that feeds it)
 MODES = {
     "early-success": ("internal", "P3", "insert"),
     "reused-id": ("wire", "P5", None),
@@ -38,8 +39,9 @@ MODES = {
     "echo-after-replay": ("warning", "U5", None),  # a client-view finding: the wire shows the duplicated chunk
     # liveness, placement, cancellation routing, IDs across rejection and restart
     # a wire log alone cannot prove the agent had the cancel before it failed (C9 claims it only with a request
-    # answered after the cancel, the FIFO proof): the counterexample's log has none, so C9 warns
-    "abort-fails-as-error": ("warning", "C9", None),
+    # answered after the cancel, the FIFO proof): the log alone warns; the sidecar's fail event (raised while
+    # aborting) proves it, and then it is a violation
+    "abort-fails-as-error": ("proven-by-sidecar", "C9", "fail"),
     "cancel-request-by-id-only": ("internal", "C3", "reject"),  # which connection's cancel withdrew it
     "error-without-details": ("warning", "E3", None),  # a SHOULD (E5)
     "held-prompt-runs-after-cancel": ("internal", "C4", "insert"),
@@ -108,6 +110,11 @@ def _judge(name, capture, events, complete):
         assert rule in flagged, (name, [(v.property, v.rules, v.explanation) for v in wire.violations])
     elif mode == "warning":
         assert rule in {r for w in wire.warnings for r in w.rules}, name
+    elif mode == "proven-by-sidecar":
+        assert rule in {r for w in wire.warnings for r in w.rules} and rule not in flagged, name
+        with_sidecar = check_capture(capture, complete=complete, internal=events)
+        assert rule in {r for v in with_sidecar.violations for r in v.rules}, \
+            (name, [(v.property, v.rules, v.explanation) for v in with_sidecar.violations])
     else:
         unchecked = [(n, r, e) for n, r, e in wire.not_checkable if rule in r]
         assert unchecked and all(event in e for _n, _r, e in unchecked), (name, wire.not_checkable)

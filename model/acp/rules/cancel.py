@@ -29,7 +29,9 @@ class CancelEndsWithCancelled(Monitor):
     * ``error``: a violation of C9 (an abort is reported as ``cancelled``;
       the catalogue's proxy: after a cancel of active work the ending idle is
       not ``error``) when the agent provably had the cancel (the FIFO proof
-      below, or the model, whose recorder sits at the agent); in a capture
+      below, the model, whose recorder sits at the agent, or a sidecar's
+      ``fail`` event with ``aborting``: the agent says the failure was raised
+      while aborting the cancelled work, C9's own case); in a capture
       without that proof a warning: the work may have failed before the
       cancel reached the agent (the idle crossed it in flight);
     * another reason: a warning (the work may have ended before the agent
@@ -49,14 +51,23 @@ class CancelEndsWithCancelled(Monitor):
     rules = ("C7", "C9")
     description = "work stopped by session/cancel ends with idle stopReason cancelled, never error"
     keys = ("note:session/cancel",)
-    armed = {"upd:state_update": ("active",), "res": ("active",), "close": ("active",)}
-    #: ``proven``: (conn, session) -> the stamp of a response to a request sent after the cancel there
+    armed = {"upd:state_update": ("active",), "res": ("active",), "close": ("active",), "int:fail": ("active",)}
+    events = ("fail",)
+    #: ``proven``: (conn, session) -> the stamp of what proves the agent had the cancel there (a response to a
+    #: request sent after it, or an internal failure raised while aborting)
     fields = {"active": dict, "proven": dict}
 
     def on(self, b, o):
         if o.kind == "close":
             drop_conn(b.active, o.conn)
             drop_conn(b.proven, o.conn)
+            return None
+        if o.kind == "internal":
+            if o.event == "fail" and o.data.get("aborting") is True:
+                sid = o.data.get("session")
+                for k in b.active:
+                    if k[1] == sid and k not in b.proven:
+                        b.proven[k] = o.stamp
             return None
         key = (o.conn, o.sid)
         if o.shape == "response":

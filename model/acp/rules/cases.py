@@ -452,6 +452,9 @@ SWITCHED = {
 # an idle that may have crossed session/cancel in flight: the capture does not prove the agent had the cancel
 CANCEL = note("session/cancel", {"sessionId": SID})
 ABORT = {"code": -32603, "message": "abort"}
+#: sidecar events of RUN and a cancel after it: m1 inserted; a failure raised while aborting the cancelled work
+M1_INSERTED = (len(S) + 1, "insert", {"session": SID, "messageId": "m1", "conn": "c1", "request": 2})
+FAILED_ABORTING = (len(S + RUN) + 1, "fail", {"session": SID, "after_insertion": True, "aborting": True})
 CASES.update({
     "error-idle-may-precede-cancel": ("CancelEndsWithCancelled", "C9", "warning", False,
                                       S + RUN + [CANCEL, state("idle", stopReason="error", error=ABORT)], ()),
@@ -459,6 +462,10 @@ CASES.update({
                                            S + RUN + [prompt(3, "two"), CANCEL, state("idle", stopReason="end_turn"),
                                                       state("running"), res(3, {"messageId": "m2"}),
                                                       user("m2", "two")], ()),
+    # the agent's own sidecar says the failure was raised while aborting the cancelled work: C9's case, proven
+    "error-idle-after-a-failed-abort": ("CancelEndsWithCancelled", "C9", "violation", False,
+                                        S + RUN + [CANCEL, state("idle", stopReason="error", error=ABORT)],
+                                        (M1_INSERTED, FAILED_ABORTING)),
     "v1-error-may-precede-cancel": ("V1CancelEndsTurnCancelled", "C9", "warning", False,
                                     start(1) + [prompt(2), CANCEL, err(2, -32603)], ()),
     "held-prompt-run-after-probed-idle": ("PromptOutcomesMatchInsertion", "C4", "violation", False,
@@ -484,6 +491,9 @@ TWINS.update({
                                              res(2, {"stopReason": "cancelled"})], ()),
     "failure-idle-before-cancel": ("CancelEndsWithCancelled",
                                    S + RUN + [state("idle", stopReason="error", error=ABORT), CANCEL], ()),
+    "failed-abort-ends-cancelled": ("CancelEndsWithCancelled",
+                                    S + RUN + [CANCEL, state("idle", stopReason="cancelled")],
+                                    (M1_INSERTED, FAILED_ABORTING)),
     "held-prompt-withdrawn-at-cancelled-idle": ("PromptOutcomesMatchInsertion",
                                                 S + RUN + [prompt(3, "two"), CANCEL,
                                                            state("idle", stopReason="cancelled"), err(3, -32800)], ()),
