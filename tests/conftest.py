@@ -177,6 +177,12 @@ def installed_wheel(tmp_path_factory, worker_id) -> InstalledWheel:
     return InstalledWheel(_run_shared_once(tmp_path_factory, worker_id, "wheel", _build_and_install))
 
 
+def figures_cache(regenerated: "_Path") -> "_Path":
+    """The ``--cache`` folder the run's one regeneration filled (beside it): a later ``figures --check`` by the
+    wheel reuses its explorations instead of redoing them."""
+    return regenerated.parent / "figures-cache"
+
+
 @_pytest.fixture(scope="session")
 def regenerated_figures(tmp_path_factory, worker_id, installed_wheel) -> "_Path":
     """``acplab figures --out FOLDER`` by the installed wheel, from outside the repository, once per run;
@@ -184,7 +190,7 @@ def regenerated_figures(tmp_path_factory, worker_id, installed_wheel) -> "_Path"
     from acplab.model.app.outfolder import MANIFEST
 
     def draw(folder):
-        installed_wheel.run(["figures", "--out", folder, "-q"])
+        installed_wheel.run(["figures", "--out", folder, "-q", "--cache", figures_cache(folder)])
         (folder / MANIFEST).unlink()
 
     return _run_shared_once(tmp_path_factory, worker_id, "figures-regenerated", draw)

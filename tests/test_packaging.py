@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import figures_cache
+
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
@@ -123,8 +125,8 @@ def _run(cmd, cwd, **kw):
 def test_a_wheel_installs_and_runs_outside_the_repository(installed_wheel, regenerated_figures):
     """The wheel (built and installed in a fresh venv, pinned by constraints.txt, once per run: conftest)
     carries its licence, marker and schemas, and runs from a folder outside the repository: ``--version``,
-    ``check``, and ``figures`` (the run's one regeneration, which tests/test_figures.py compares with the
-    committed folder, byte for byte, as ``figures --check`` does)."""
+    ``check``, ``figures`` (the run's one regeneration, which tests/test_figures.py compares with the
+    committed folder, byte for byte) and ``figures --check`` on a copy of the committed folder."""
     names = zipfile.ZipFile(installed_wheel.wheel).namelist()
     assert any(n.endswith("licenses/LICENSE") for n in names), names
     assert "acplab/py.typed" in names and "acplab/__main__.py" in names
@@ -135,3 +137,7 @@ def test_a_wheel_installs_and_runs_outside_the_repository(installed_wheel, regen
     checked = json.loads(installed_wheel.run(["check", "-q", "--json"]).stdout)
     assert checked["verdict"] == "holds", checked
     assert (regenerated_figures / "README.md").is_file()
+    # `figures --check` itself, against the user's copy of the committed figures (./figures there), with the
+    # explorations the regeneration cached: a stale committed folder fails here as in tests/test_figures.py
+    up_to_date = installed_wheel.run(["figures", "--check", "-q", "--cache", figures_cache(regenerated_figures)])
+    assert "up to date" in up_to_date.stdout, up_to_date.stdout[-2000:]
