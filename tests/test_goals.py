@@ -2,6 +2,8 @@
 
 import copy
 
+import pytest
+
 from acplab.model.acp import client as cl
 from acplab.model.acp.goals import GOALS, KNOWN_LIMITATIONS
 from acplab.model.acp.model import AcpModel
@@ -22,6 +24,7 @@ def _explore(spec, scenario, **overrides):
     return {v.property.name: v for v in result.violations}
 
 
+@pytest.mark.slow  # about 11 s
 def test_rfd_meets_every_goal_but_the_limitation_it_declares():
     """On the small scenarios; the figures' regeneration checks every matrix scenario (test_figures)."""
     for scenario in ("failure-outcome", "cancellation", "streamed-replay", "retained-command"):

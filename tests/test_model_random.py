@@ -56,7 +56,7 @@ def machine_for(spec_name: str, bounds: Bounds = BIG):
     return AcpRun
 
 
-TestRfdBeyondBounds = machine_for("rfd").TestCase
+TestRfdBeyondBounds = pytest.mark.slow(machine_for("rfd").TestCase)  # 300 runs of 80 steps: about 14 s
 TestRfdBeyondBounds.settings = settings(
     max_examples=300, stateful_step_count=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -72,6 +72,7 @@ SMALLER = Bounds(clients=2, prompts=3, contents=("hi", "/compact"), drops=1, dis
 ALSO_SHOWS_AS = {"error-after-insertion": {"ResponseNotHeldForWorkEnd"}}
 
 
+@pytest.mark.slow  # 12-45 s each (random walks and shrinking)
 @pytest.mark.parametrize("mutant", ["replay-without-reset", "client-matches-by-content", "error-after-insertion"])
 def test_random_runs_find_mutants_and_shrink_them(mutant):
     """The same machine on a mutant fails, and the shrunk trace names the mutant's rule (or, for a run where

@@ -97,7 +97,8 @@ def _cases():
             if spec != RFD.name and name in BIG | HEAVY:
                 yield deep(spec, name)
             else:
-                yield pytest.param(spec, name, marks=pytest.mark.slow) if name in BIG else (spec, name)
+                slow = name in BIG | HEAVY  # rfd on a HEAVY scenario: 16-29 s each, so not in the quick tier
+                yield pytest.param(spec, name, marks=pytest.mark.slow) if slow else (spec, name)
 
 
 @pytest.mark.parametrize("spec, scenario", [(m, n) for n in sorted(BIG | HEAVY) for m in SCENARIOS[n].catches])

@@ -57,6 +57,7 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path):
         assert r.stderr.startswith("acplab: error: ") and r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow  # about 19 s
 def test_rfd_holds_under_drops_disconnects_and_failures():
     p = SimParams(clients=3, sessions=300, prompts=3, drop=0.02, disconnect_rate=0.05, fail=0.05, reject=0.02,
                   cancel=0.1, seed=1)
@@ -77,6 +78,7 @@ MUTANT_RUNS = {
 }
 
 
+@pytest.mark.slow  # 12-13 s each
 @pytest.mark.parametrize("spec", sorted(MUTANT_RUNS))
 def test_mutants_are_caught_live_with_artefacts(spec, tmp_path):
     p = SimParams(spec=spec, clients=3, sessions=150, prompts=3, drop=0.02, seed=2, **MUTANT_RUNS[spec])
@@ -195,6 +197,7 @@ def test_sweep_resumes_after_interruption_and_matches_an_uninterrupted_run(tmp_p
     assert (cut / RESULTS).read_bytes() == before
 
 
+@pytest.mark.slow  # about 25 s: a real sweep killed and resumed
 def test_sweep_cli_killed_midway_resumes(tmp_path):
     cfg = dict(SWEEP, sessions=30, grid={"drop": [0.0, 0.02, 0.05], "clients": [1, 2, 3]})
     config = tmp_path / "sweep.json"
