@@ -176,6 +176,7 @@ def test_ten_megabyte_message(tmp_path):
     assert len(recs[0].msg["params"]["text"]) == len(big) and recs[1].msg == RESP
 
 
+@pytest.mark.slow  # writes and streams a large capture: about 10 s
 def test_streaming_memory_stays_small(tmp_path):
     path = tmp_path / "long.jsonl"
     n = 200_000

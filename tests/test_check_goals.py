@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cli_harness import run_cli
 
 #: v1's OutcomeKnown ✗ (4 steps) in figures/matrix/matrix.md: a failure reported as an error response
@@ -62,6 +64,7 @@ def test_goals_do_not_apply_to_twophase():
     assert code == 2 and "--goals does not apply to --model twophase" in err
 
 
+@pytest.mark.slow  # a matrix of every ACP row: about 13 s
 def test_matrix_clients_applies_to_every_acp_row(tmp_path, monkeypatch):
     """client-correlation-token-naive's NoMisattribution ✗ (figures/matrix) needs two clients' colliding tokens.
     (The fault columns, tests/test_matrix_columns.py's, are left out: this is about the bounds.)"""

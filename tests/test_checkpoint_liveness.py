@@ -121,7 +121,8 @@ def test_the_fairness_toys_resume(tmp_path, case):
     assert stop_then_resume(tmp_path, make, Limits(max_depth=2)).verdict == verdict
 
 
-ACP = [("rfd", "default", True), ("never-idles", "cancel-request-routing", True),
+#: rfd's whole default check (12-13 s a resume) is slow; the mutants' violated checks are quick
+ACP = [pytest.param("rfd", "default", True, marks=pytest.mark.slow), ("never-idles", "cancel-request-routing", True),
        ("never-answers", "multi-client", True), ("never-idles", "agent-restart", False)]
 
 
