@@ -186,7 +186,7 @@ def canonical(line: bytes, _decode=msgspec.json.decode, _encode=msgspec.json.enc
     tests/test_capture_fastpath.py.
     """
     body = line[:-1] if line[-1:] == b"\n" else line
-    if body.count(b"{") + body.count(b"[") > MAX_BRACKETS:
+    if len(body) > MAX_BRACKETS and body.count(b"{") + body.count(b"[") > MAX_BRACKETS:
         return None
     try:
         return value if _encode(value := _decode(body)) == body else None
