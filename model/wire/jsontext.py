@@ -181,13 +181,14 @@ def canonical(line: bytes, _decode=msgspec.json.decode, _encode=msgspec.json.enc
     ``loads``), which decides as before; so do lines with more than
     :data:`MAX_BRACKETS` brackets, as the strict reading's own depth limit
     is Python's recursion limit less the stack it is called at (msgspec's
-    differs by a few levels).  Compact lines (``encode_record``'s,
+    differs by a few levels).  A line with ``": `` (spaced JSON, or that text
+    in a string) is not tried: it would cost a decode and an encode in vain.  Compact lines (``encode_record``'s,
     serde_json's, ``JSON.stringify``'s) are canonical.  Property tests:
     tests/test_capture_fastpath.py.
     """
     body = line[:-1] if line[-1:] == b"\n" else line
-    if len(body) > MAX_BRACKETS and body.count(b"{") + body.count(b"[") > MAX_BRACKETS:
-        return None
+    if b'": ' in body or len(body) > MAX_BRACKETS and body.count(b"{") + body.count(b"[") > MAX_BRACKETS:
+        return None  # spaced (Python's default json.dumps): never canonical, so not worth a try; or too deep
     try:
         return value if _encode(value := _decode(body)) == body else None
     except Exception:  # noqa: BLE001 - any refusal (DecodeError, ValidationError, RecursionError): read strictly
