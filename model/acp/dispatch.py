@@ -24,6 +24,7 @@ class Dispatch:
     def __init__(self, monitors) -> None:
         self.monitors = list(monitors)
         self._cache: dict = {}
+        self._routes: dict = {}
         #: every arm: (monitor index, ((field name, position in the book), ...))
         self.arms: list = []
         #: per monitor, the numbers of its arms
@@ -34,6 +35,15 @@ class Dispatch:
         hit = self._cache.get((keys, dialect))
         if hit is None:
             hit = self._cache[(keys, dialect)] = self._match(keys, dialect)
+        return hit
+
+    def route(self, keys: tuple, dialect) -> tuple:
+        """:meth:`targets` and the frozenset of the arms in its ``armed``: a driver that caches liveness skips
+        the armed pairs when none of those arms is live (most observations)."""
+        hit = self._routes.get((keys, dialect))
+        if hit is None:
+            always, armed = self.targets(keys, dialect)
+            hit = self._routes[(keys, dialect)] = (always, armed, frozenset(arm for _i, arm in armed))
         return hit
 
     def _match(self, keys: tuple, dialect) -> tuple:

@@ -260,11 +260,13 @@ class TraceChecker:
         self.monitors = make_monitors(switches, internal_events=internal)
         self.books = [new_book(m.fields) for m in self.monitors]
         self.dispatch = Dispatch(self.monitors)
-        self.targets, self.arms_of, self.front = self.dispatch.targets, self.dispatch.arms_of, self.frontend.feed
+        self.route, self.arms_of, self.front = self.dispatch.route, self.dispatch.arms_of, self.frontend.feed
         self.ons = [m.on for m in self.monitors]
         #: per arm (see Dispatch), a test of its monitor's book (does it have something to watch for?), and its result
         self.checks: list = []
         self.live: set[int] = set()
+        #: per monitor, None or one function that refreshes the liveness of all its arms (:func:`_refresher`)
+        self.refresh: list = [None] * len(self.monitors)
         self.window: deque[CaptureRecord] = deque(maxlen=WINDOW)
         self.found: list[tuple] = []  # (monitor, finding, line, n, window)
         self.counts: dict[tuple[str, str], int] = {}
@@ -277,9 +279,9 @@ class TraceChecker:
 
     def read(self, source):
         """``(record or CaptureError, repeated member names)`` for each line of ``source``, read as it is pulled."""
-        take = self.loads.take
+        take, noted = self.loads.take, self.loads.repeated
         for item in iter_capture_lenient(source, loads=self.loads):
-            yield item, take()
+            yield item, take() if noted else noted  # (noted: the names repeated on the line just read, if any)
 
     def feed(self, item, repeated: list[str]) -> None:
         """Judge one item of :meth:`read`: a record, or a bad line."""
@@ -296,31 +298,24 @@ class TraceChecker:
 
     def run(self, o: Obs) -> None:
         self.front(self.fbook, o)
-        always, armed = self.targets(o.keys, o.dialect)
+        always, armed, arms = self.route(o.keys, o.dialect)
         live = self.live
         if armed:
             if len(self.checks) < len(self.dispatch.arms):
                 self._new_arms()
-            if live:
-                extra = [i for i, arm in armed if arm in live]
-                if extra:
-                    always = always + extra
+            if live and not arms.isdisjoint(live):  # (three messages in four have none of their arms live)
+                always = always + [i for i, arm in armed if arm in live]
         if not always:
             return
-        ons, books, arms_of, checks = self.ons, self.books, self.arms_of, self.checks
+        ons, books, refresh = self.ons, self.books, self.refresh
         for i in always:  # NOTE: the monitor call is inlined here: it runs a few million times per capture
             b = books[i]
             try:
                 found = ons[i](b, o)
             except Exception as err:  # a monitor's fault (or a value nested too deeply) must not cost the verdict
                 found = self._failed(self.monitors[i], err, o)
-            if arms_of[i]:
-                d = b.__dict__
-                for arm in arms_of[i]:
-                    if checks[arm](d):
-                        live.add(arm)
-                    else:
-                        live.discard(arm)
+            if refresh[i] is not None:
+                refresh[i](b.__dict__, live.add, live.discard)
             if found:
                 for f in found:
                     self._report(self.monitors[i], f)
@@ -332,6 +327,7 @@ class TraceChecker:
             self.checks.append(_any_of(fields))
             if self.checks[arm](self.books[i].__dict__):
                 self.live.add(arm)
+            self.refresh[i] = _refresher([(a, self.dispatch.arms[a][1]) for a in self.arms_of[i]])
 
     def _failed(self, m, err: Exception, o: Obs) -> None:
         if isinstance(err, RecursionError):
@@ -451,6 +447,15 @@ def _any_of(fields):
     return eval(f"lambda d: bool({test})")  # noqa: S307 - the names are the monitors' own field names
 
 
+def _refresher(arms):
+    """``(book.__dict__, add, discard) -> None``: each of ``arms`` (``(arm, fields)``) live (``add(arm)``) when one of
+    its fields is non-empty, else not (``discard(arm)``); one call after each call of the monitor, made as one
+    expression like :func:`_any_of`."""
+    parts = ", ".join(f"(add if ({' or '.join(f'd[{name!r}]' for name, _pos in fields)}) else discard)({arm})"
+                      for arm, fields in arms)
+    return eval(f"lambda d, add, discard: ({parts},)")  # noqa: S307 - the monitors' own field names, arm numbers
+
+
 class _Format:
     name = "CaptureFormat"
     description = "every line of the capture is a capture record in seq order"
@@ -531,18 +536,20 @@ def _check(path, spec, complete, internal, switches, schema=None) -> TraceResult
     pending = next(events, None)
     last_seq = 0
     seen_record = False
+    record = checker.record
     for item, repeated in checker.read(path):
         if isinstance(item, CaptureError):
             if not seen_record:
                 raise InputError(f"{item} (not a capture: the first record must be "
                                  '{"seq", "conn", "dir", "msg"})') from None
-        else:
-            seen_record = True
-            last_seq = item.seq
-            while pending is not None and pending[0] < item.seq:
-                checker.internal(*pending)
-                pending = next(events, None)
-        checker.feed(item, repeated)
+            checker.bad_line(item)
+            continue
+        seen_record = True
+        last_seq = item.seq
+        while pending is not None and pending[0] < last_seq:
+            checker.internal(*pending)
+            pending = next(events, None)
+        record(item, repeated)  # (what feed does for a record)
     if not seen_record:
         raise InputError(f"{name}: empty capture: no records")
     while pending is not None:

@@ -218,41 +218,47 @@ def _close_record(obj: dict, name: str, lineno: int, prev_seq, seq: int, t, conn
                          close.get("by", "unknown"))
 
 
+_BLANK = object()  # what _parse_strict returns for a blank line
+
+
+def _parse_strict(line: bytes | str, loads, name: str, lineno: int):
+    """A line that is not canonical (:func:`jsontext.canonical`): its value by ``loads``, ``_BLANK``, or the problem."""
+    if isinstance(line, bytes):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return CaptureError(name, lineno, f"not UTF-8 text (byte {err.start + 1})")
+    else:
+        text = line
+    if not text.strip():
+        return _BLANK
+    try:
+        return loads(text)
+    except RecursionError as err:
+        obj = _too_deep(text)  # a good record whose message is too deep to read: keep the record
+        return CaptureError(name, lineno, f"not JSON ({_json_reason(err)})") if obj is None else obj
+    except (ValueError, MemoryError) as err:
+        return CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
+
+
 def _iter(path_or_file: PathOrFile, lenient: bool, loads=None) -> Iterator[CaptureRecord | CaptureError]:
     loads = loads or loads_strict
     name, lines, to_close = _open_lines(path_or_file)
     prev_seq: int | None = None
+    canonical = jsontext.canonical
     try:
         for lineno, line in enumerate(lines, 1):
-            if isinstance(line, bytes):
-                try:
-                    text = line.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    problem = CaptureError(name, lineno, f"not UTF-8 text (byte {err.start + 1})")
-                    if not lenient:
-                        raise problem from None
-                    yield problem
+            # NOTE: most lines are canonical (one msgspec decode, checked by re-encoding); the rest are read strictly
+            obj = canonical(line) if line.__class__ is bytes else None
+            if obj is None:
+                obj = _parse_strict(line, loads, name, lineno)
+                if obj is _BLANK:
                     continue
-            else:
-                text = line
-            if not text.strip():
-                continue
-            try:
-                obj = loads(text)
-            except RecursionError as err:
-                obj = _too_deep(text)  # a good record whose message is too deep to read: keep the record
-                if obj is None:
-                    problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
+                if obj.__class__ is CaptureError:
                     if not lenient:
-                        raise problem from None
-                    yield problem
+                        raise obj
+                    yield obj
                     continue
-            except (ValueError, MemoryError) as err:
-                problem = CaptureError(name, lineno, f"not JSON ({_json_reason(err)})")
-                if not lenient:
-                    raise problem from None
-                yield problem
-                continue
             try:
                 rec = _check(obj, name, lineno, prev_seq, line if isinstance(line, bytes) else None)
             except CaptureError as problem:

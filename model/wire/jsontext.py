@@ -20,6 +20,10 @@ check that is exact and cannot fail on odd input:
 
 Cost: one pass of the C parser per line (about 100 MB/s), rarely the
 pure-Python :func:`scan` (about 10-20 MB/s).
+
+:func:`canonical` is the capture reader's fast path: a line that is the
+compact encoding of its own value is read by msgspec (no repeated member
+names, nothing non-finite); any other line is read strictly.
 """
 
 from __future__ import annotations
@@ -27,11 +31,16 @@ from __future__ import annotations
 import json
 import re
 
+import msgspec
+
 #: what :func:`classify` says about a line
 OBJECT = "object"  # a JSON object text: embed verbatim
 NOT_UTF8 = "not UTF-8"
 NOT_JSON = "not JSON"
 NOT_OBJECT = "not a JSON object"
+
+#: a line with more ``{`` and ``[`` than this (in strings too) is read strictly (:func:`canonical`)
+MAX_BRACKETS = 400
 
 _WS = re.compile(r"[ \t\n\r]*")
 
@@ -155,4 +164,35 @@ def classify(data: bytes) -> str:
     return OBJECT if top == "{" else NOT_OBJECT
 
 
-__all__ = ["NOT_JSON", "NOT_OBJECT", "NOT_UTF8", "OBJECT", "classify", "scan"]
+def canonical(line: bytes, _decode=msgspec.json.decode, _encode=msgspec.json.encode):
+    """The value of a capture line that is exactly the compact encoding of that value, else None (read it strictly).
+
+    The capture reader's fast path (issue 27): msgspec decodes the line, and
+    the value counts only if encoding it gives back the line's very bytes
+    (its newline aside).  An object that repeats a member name (RFC 8259
+    section 4) never passes: the value's dicts hold each name once, so their
+    encoding has fewer members than the line.  Nor does anything else the
+    strict reading must see: msgspec refuses ``NaN`` / ``Infinity``,
+    ``1e400``, integers past Python's 4,300-digit limit, lone surrogates,
+    invalid UTF-8 and nesting too deep; whitespace, escapes it would not
+    write (``\\u00e9``, ``\\/``), ``1E2`` or ``1e+16`` make the bytes differ.
+    Those lines go to the strict reading
+    (:func:`acplab.model.wire.capture.loads_strict`, or the caller's
+    ``loads``), which decides as before; so do lines with more than
+    :data:`MAX_BRACKETS` brackets, as the strict reading's own depth limit
+    is Python's recursion limit less the stack it is called at (msgspec's
+    differs by a few levels).  A line with ``": `` (spaced JSON, or that text
+    in a string) is not tried: it would cost a decode and an encode in vain.  Compact lines (``encode_record``'s,
+    serde_json's, ``JSON.stringify``'s) are canonical.  Property tests:
+    tests/test_capture_fastpath.py.
+    """
+    body = line[:-1] if line[-1:] == b"\n" else line
+    if b'": ' in body or len(body) > MAX_BRACKETS and body.count(b"{") + body.count(b"[") > MAX_BRACKETS:
+        return None  # spaced (Python's default json.dumps): never canonical, so not worth a try; or too deep
+    try:
+        return value if _encode(value := _decode(body)) == body else None
+    except Exception:  # noqa: BLE001 - any refusal (DecodeError, ValidationError, RecursionError): read strictly
+        return None
+
+
+__all__ = ["NOT_JSON", "NOT_OBJECT", "NOT_UTF8", "OBJECT", "canonical", "classify", "scan"]
