@@ -290,13 +290,16 @@ def test_an_edit_of_agent_py_that_keeps_independence_keeps_the_reduced_count(tmp
     shutil.copytree(Path(acplab.model.__file__).parent, root / "model", ignore=shutil.ignore_patterns("__pycache__"))
     agent = root / "model" / "acp" / "agent.py"
     agent.write_text(agent.read_text() + "\n#: a line a contributor added\nEDITED = True\n")
-    # -S: no .pth files, so an editable install's import hook cannot shadow the copy; site-packages added by hand.
-    code = ("import sys, site; sys.path.insert(0, sys.argv[1]); sys.path += site.getsitepackages(); "
+    # -S: no .pth files, so an editable install's import hook cannot shadow the copy; this venv's site-packages
+    # added by hand (under -S, site.getsitepackages() would name the base interpreter's, not the venv's)
+    import site
+
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.path += sys.argv[2:]; "
             "import acplab.model.acp.agent as a; assert a.EDITED; "
             "from acplab.model.app.cli import main; sys.argv[1:] = ['check', '--json', '-q']; main()")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    done = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
-                          timeout=300)
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path), *site.getsitepackages()],
+                          capture_output=True, text=True, env=env, timeout=300)
     import json
 
     assert done.stdout, done.stderr[-2000:]  # the copy, not the installed package, must be the one imported
