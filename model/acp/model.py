@@ -82,7 +82,8 @@ class AcpModel(EnabledActions):
         #: keep stepping after a violation (each state records only its own step's violation)
         self.continue_after_violation = continue_after_violation
         self.spec = spec
-        self.bounds = bounds
+        #: a reordering transport (``transport_reorders``) is the unordered network: one reading of order, the bound's
+        self.bounds = bounds._replace(ordered=False) if spec.transport_reorders else bounds
         self.opts = bounds.options()
         if monitors is None:  # the one monitor set: the trace checker's rule monitors and the client view
             from .monitor_set import monitor_set

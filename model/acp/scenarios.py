@@ -54,7 +54,8 @@ SCENARIOS: dict[str, Scenario] = {
             "the user_message arrives before the response, and after it (checklist 2)",
             ("U1", "U2", "P4", "P2", "S2"), Bounds(clients=1, prompts=1),
             ("echo_before_response", "response_before_echo"),
-            ("early-success", "never-answers", "never-idles", "suppressed-echo", "report-under-runtime-id"), ("X01",),
+            ("early-success", "never-answers", "never-idles", "suppressed-echo", "report-under-runtime-id",
+             "reordering-transport"), ("X01",),
         ),
         Scenario(
             "identical-prompts",

@@ -91,6 +91,11 @@ class Spec(NamedTuple):
     rejection_signal: bool = False
     #: a proxy between clients and agent adds this to every client request id (0: no proxy)
     proxy_id_offset: int = 0
+    #: the transport between clients and agent may deliver a connection's messages in another order than sent
+    #: (a reordering proxy or multiplexer; the model's unordered network, ``ordered=no``).  The RFD assumes the
+    #: order JSON-RPC over stdio or a WebSocket keeps: a state_update carries no sequence number, so a client keeps
+    #: whichever snapshot it got last (a finding, ``reordering-transport``)
+    transport_reorders: bool = False
     #: properties a variant does not speak to: ((monitor name, reason), ...)
     not_applicable: tuple = ()
     #: rules of the RFD the variant breaks by definition: ((monitor name, reason), ...).  Their
@@ -379,6 +384,12 @@ FINDINGS: dict[str, Spec] = {
     "echo-after-replay": RFD._replace(
         name="echo-after-replay", breaks="ViewMatchesHistory", echo_after_replay=True,
         description="the live user_message_chunk echo still goes to a connection that got the message by replay",
+    ),
+    "reordering-transport": RFD._replace(
+        name="reordering-transport", breaks="StateViewMatches", transport_reorders=True,
+        description="the rfd agent behind a transport that reorders a connection's messages: the idle overtakes "
+                    "the running before it and the client shows running for ever; the agent's wire is conformant, "
+                    "the RFD never says that a session's messages must arrive in the order sent",
     ),
 }
 
