@@ -56,10 +56,11 @@ def run(a: str, b: str, clients: int, prompts: int, limits: Limits) -> dict:
         bounds = bounds._replace(tools=True)  # a permission is asked for a tool call, background work is one
     if bounds.load_joiners and not bounds.late_joiners:
         bounds = bounds._replace(late_joiners=1)  # a late joiner is who loads
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = explore(AcpModel(RFD, bounds, symmetry=True), limits)
     return {"pair": [a, b], "clients": clients, "prompts": prompts, "verdict": result.verdict,
-            "states": result.stats.states, "seconds": round(time.perf_counter() - started, 2),
+            "states": result.stats.states, "depth": result.stats.depth, "seconds": round(time.perf_counter() - started, 2),
+            "cpu": round(time.process_time() - cpu, 2), "limit": result.limit,
             "violations": {v.property.name: [len(v.path), v.sentence] for v in result.violations}}
 
 
