@@ -62,6 +62,7 @@ MODES = {
     "replay-renumbered-after-forget": ("internal", "R5", "forget"),  # which message was forgotten is internal
     "silent-runtime": ("wire", "P2", None),  # a finding: the prompt is never answered
     "reordering-transport": ("transport", "S2", None),  # a finding: the agent sent running, idle in order
+    "lossy-transport": ("wire", "S9", None),  # a finding: the permission request was lost, requires_action stays
     "retry-deduplicated": ("internal", "P3", "insert"),  # the wire cannot tell a deduplicated retry's insertion
     "hook-left-running": ("wire", "S2", None),  # running, and no idle ever after it
     "ends-only-on-cancel": ("wire", "S2", None),

@@ -152,7 +152,7 @@ SCENARIOS: dict[str, Scenario] = {
             "permission-cancel",
             "work blocked on a permission (requires_action), then answered or cancelled",
             ("S8", "S9", "C7", "C11"), Bounds(clients=1, prompts=1, tools=True, permission=True, cancels=1),
-            ("permission_pending", "work_cancelled"),
+            ("permission_pending", "work_cancelled"), ("lossy-transport",),
         ),
         Scenario(
             "resume-while-running",

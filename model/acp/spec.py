@@ -96,6 +96,10 @@ class Spec(NamedTuple):
     #: order JSON-RPC over stdio or a WebSocket keeps: a state_update carries no sequence number, so a client keeps
     #: whichever snapshot it got last (a finding, ``reordering-transport``)
     transport_reorders: bool = False
+    #: the transport may lose one message on a connection that stays up (the model's ``drops=1`` as a spec).  The RFD
+    #: assumes what JSON-RPC over stdio or a WebSocket gives: a message is lost only with its connection (E10, which
+    #: resume recovers from); ACP has no retransmission or request timeout (a finding, ``lossy-transport``)
+    transport_loses: bool = False
     #: properties a variant does not speak to: ((monitor name, reason), ...)
     not_applicable: tuple = ()
     #: rules of the RFD the variant breaks by definition: ((monitor name, reason), ...).  Their
@@ -390,6 +394,13 @@ FINDINGS: dict[str, Spec] = {
         description="the rfd agent behind a transport that reorders a connection's messages: the idle overtakes "
                     "the running before it and the client shows running for ever; the agent's wire is conformant, "
                     "the RFD never says that a session's messages must arrive in the order sent",
+    ),
+    "lossy-transport": RFD._replace(
+        name="lossy-transport", breaks="RequiresActionResolves", transport_loses=True,
+        description="the rfd agent behind a transport that loses a message on a live connection: a lost "
+                    "session/request_permission is never answered and the work stays requires_action for ever; "
+                    "ACP has no request timeout or re-ask, and the RFD never says a message is lost only with its "
+                    "connection",
     ),
 }
 
