@@ -147,7 +147,10 @@ class WorkReportedByState(Monitor):
     is exempt (C9: it ends ``cancelled``); work does not start again while
     the last end went unreported.  With no connection attached there is
     nobody to tell (E10).  Another ending idle without a stop reason takes
-    the preset's S5 level.
+    the preset's S5 level.  An idle on a connection whose state the wire has
+    not shown yet (one attached by a resume served in steps, before its
+    snapshot) reports the end too: to that connection it is a first state,
+    not an ending, but it names how the work ended.
     """
 
     name = "WorkReportedByState"
@@ -167,7 +170,7 @@ class WorkReportedByState(Monitor):
         if o.kind == "msg":
             if o.dir != C2A and o.sid is not None:
                 b.attached.add((o.sid, o.conn))
-                if o.ending:
+                if o.ending or o.fg is None and o.utype == "state_update" and o.update.get("state") == "idle":
                     return self._idle(b, o)
             return None
         sid = o.data.get("session")
