@@ -150,13 +150,16 @@ class WorkReportedByState(Monitor):
     the preset's S5 level.  An idle on a connection whose state the wire has
     not shown yet (one attached by a resume served in steps, before its
     snapshot) reports the end too: to that connection it is a first state,
-    not an ending, but it names how the work ended.
+    not an ending, but it names how the work ended.  A successful
+    ``session/close`` detaches its connection (C14): work that ends after
+    it has nobody there to tell.
     """
 
     name = "WorkReportedByState"
     rules = ("S2", "S3", "S5", "E3")
     description = "foreground work that started ends with exactly one idle carrying its stop reason"
-    keys = ("int:work_start", "int:work_end", "int:fail", "int:restart", "upd:state_update", "close")
+    keys = ("int:work_start", "int:work_end", "int:fail", "int:restart", "upd:state_update", "close",
+            "res:session/close:ok")
     dialects = BOTH
     needs = _BOTH_NEEDS
     events = ("work_start", "work_end", "fail")
@@ -168,6 +171,9 @@ class WorkReportedByState(Monitor):
                 b.attached.discard(k)
             return None
         if o.kind == "msg":
+            if o.answers == "session/close":
+                b.attached.discard((o.sid, o.conn))
+                return None
             if o.dir != C2A and o.sid is not None:
                 b.attached.add((o.sid, o.conn))
                 if o.ending or o.fg is None and o.utype == "state_update" and o.update.get("state") == "idle":
