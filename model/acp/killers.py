@@ -53,7 +53,6 @@ KILLERS: dict[str, tuple[tuple[str, str], ...]] = {
     "WorkEndsWithIdle": (("never-idles", "report-order"), ("no-idle-after-failure", "failure-after-insertion"),
                          ("failed-state", "failure-after-insertion"), ("hook-left-running", "hooks-and-cancels"),
                          ("ends-only-on-cancel", "hooks-and-cancels")),
-    "RequiresActionResolves": (("lossy-transport", "permission-cancel"),),
     "StateUpdatesWellFormed": (("failed-state", "failure-after-insertion"), ("custom-stop-unprefixed", "stop-reasons")),
     "CancelEndsWithCancelled": (("abort-fails-as-error", "abort-failure"),),
     "ErrorIdleCarriesErrorObject": (("error-without-details", "failure-after-insertion"),),
