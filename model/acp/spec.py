@@ -429,9 +429,7 @@ VARIANTS: dict[str, Spec] = {
         description="the RFD as written: no current-state snapshot on resume (it names state sync a follow-up; "
                     "`rfd` takes the schema's S13)",
         by_design=(("StateViewMatches", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
-                   ("ResumeSendsStateSnapshot", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
-                   ("WorkReportedByState", "without a snapshot on resume, work that ended while the only client was "
-                                           "away is never reported to it (S13 deferred)")),
+                   ("ResumeSendsStateSnapshot", "S13 (a snapshot on resume) is the schema's; the RFD defers it")),
     ),
     "v1": RFD._replace(
         name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",
