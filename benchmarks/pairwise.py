@@ -8,9 +8,18 @@ switch to yes, ``retain`` and ``ordered`` to no) on the default scenario's
 plain bounds (nothing else on).  One line per run: the verdict (``holds``,
 ``violated`` with each violated property's first sentence, or ``incomplete``
 when a limit was hit: never read as holding).  A violation is either a gap in
-the RFD (then a finding spec, as ``echo-after-replay``) or a modelling
-artefact; the lead's report says which.  Not part of the tests: the whole
-grid is slow (about 1,100 runs).
+the RFD (then a finding spec, as ``echo-after-replay``, listed in
+:data:`EXPLAINED`) or a modelling artefact, fixed.  Not part of the tests: a
+grid is 595 runs per bounds (2 x 1: 785 CPU s at 60,000 states / 20 s).
+
+Measured (benchmarks/PROFILE.md, "Pairwise grid"; ``--summary`` recounts from the JSONL):
+
+====================  =====  ===================  ==========
+bounds                hold   violated (finding)   incomplete
+====================  =====  ===================  ==========
+1 client x 1 prompt   560    35 (35)              0
+2 clients x 1 prompt  557    33 (33)              5 (limit 1,000,000 states / 200 s: state explosion)
+====================  =====  ===================  ==========
 """
 
 from __future__ import annotations
@@ -40,6 +49,12 @@ SETTINGS = {
 }
 
 
+#: a setting whose violations a finding spec writes up: setting -> (finding, the properties it breaks)
+EXPLAINED = {"ordered": ("reordering-transport", {"StateViewMatches", "FeedFollowsHistory"}),
+             "drops": ("lossy-transport", {"RequiresActionResolves", "WorkEndsWithIdle", "NoStuckState",
+                                           "CancelRequestsAnswered"})}
+
+
 def pairs(only=None):
     """Every pair of settings, or those that include one of ``only`` (each pair once)."""
     names = sorted(SETTINGS)
@@ -48,7 +63,9 @@ def pairs(only=None):
             yield a, b
 
 
-def run(a: str, b: str, clients: int, prompts: int, limits: Limits) -> dict:
+def run(a: str, b: str, clients: int, prompts: int, limits: Limits, stop: bool = True) -> dict:
+    """One pair's run, as ``acplab check`` runs it: symmetry, partial-order reduction where sound, and (``stop``,
+    check's default) a stop after the level of the first violation."""
     bounds = Bounds(clients=clients, prompts=prompts, **{a: SETTINGS[a], b: SETTINGS[b]})
     if bounds.background_overlap and not bounds.background:
         bounds = bounds._replace(background=True)  # what overlaps is background work
@@ -56,11 +73,38 @@ def run(a: str, b: str, clients: int, prompts: int, limits: Limits) -> dict:
         bounds = bounds._replace(tools=True)  # a permission is asked for a tool call, background work is one
     if bounds.load_joiners and not bounds.late_joiners:
         bounds = bounds._replace(late_joiners=1)  # a late joiner is who loads
-    started = time.perf_counter()
-    result = explore(AcpModel(RFD, bounds, symmetry=True), limits)
+    started, cpu = time.perf_counter(), time.process_time()
+    result = explore(AcpModel(RFD, bounds, symmetry=True), limits, stop_on_violation=stop)
     return {"pair": [a, b], "clients": clients, "prompts": prompts, "verdict": result.verdict,
-            "states": result.stats.states, "seconds": round(time.perf_counter() - started, 2),
+            "states": result.stats.states, "depth": result.stats.depth, "seconds": round(time.perf_counter() - started, 2),
+            "cpu": round(time.process_time() - cpu, 2), "limit": result.limit,
             "violations": {v.property.name: [len(v.path), v.sentence] for v in result.violations}}
+
+
+def summary(rows: list[dict]) -> str:
+    """Per bounds, how many runs hold, are violated (split by the finding that explains them) or incomplete;
+    a later row of the same pair and bounds (a rerun at a higher limit) replaces an earlier one."""
+    last = {(r["clients"], r["prompts"], tuple(r["pair"])): r for r in rows}
+    lines = []
+    for c, p in sorted({(c, p) for c, p, _pair in last}):
+        mine = [r for (rc, rp, _pair), r in last.items() if (rc, rp) == (c, p)]
+        counts = {v: sum(r["verdict"] == v for r in mine) for v in ("holds", "violated", "incomplete")}
+        explained = sum(r["verdict"] == "violated" and finding(r) is not None for r in mine)
+        lines.append(f"c{c} p{p}: {len(mine)} runs: {counts['holds']} hold, {counts['violated']} violated "
+                     f"({explained} by a finding), {counts['incomplete']} incomplete")
+        for r in mine:
+            if r["verdict"] == "incomplete" or r["verdict"] == "violated" and finding(r) is None:
+                lines.append(f"  {'+'.join(r['pair'])}: {r['verdict']} at {r['states']:,} states, depth "
+                             f"{r.get('depth', '?')} ({r.get('limit') or ', '.join(r['violations'])})")
+    return "\n".join(lines)
+
+
+def finding(row: dict) -> str | None:
+    """The finding spec a violated run is an instance of, if every property it violates is that finding's."""
+    for setting, (name, properties) in EXPLAINED.items():
+        if setting in row["pair"] and row["violations"] and set(row["violations"]) <= properties:
+            return name
+    return None
 
 
 def main() -> None:
@@ -72,13 +116,27 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", default=None, help="only the pairs that include one of these settings")
     parser.add_argument("--jsonl", default=None, help="append one JSON line per run to this file")
     parser.add_argument("--alone", action="store_true", help="each setting alone (with --only: that one), no pairs")
+    parser.add_argument("--pairs", nargs="+", default=None, metavar="A+B", help="only these pairs")
+    parser.add_argument("--continue", dest="stop", action="store_false",
+                        help="explore on past the first violation (acplab check --continue)")
+    parser.add_argument("--summary", nargs="+", default=None, metavar="JSONL",
+                        help="run nothing: count the verdicts recorded in these files, per bounds")
     args = parser.parse_args()
+    if args.summary:
+        print(summary([json.loads(line) for name in args.summary for line in open(name) if line.strip()]))
+        return
+    unknown = [p for p in args.pairs or () if len(p.split("+")) != 2 or not set(p.split("+")) <= set(SETTINGS)]
+    if unknown:
+        print(f"pairwise.py: error: not a pair of settings: {', '.join(unknown)}", file=sys.stderr)
+        sys.exit(2)
     limits = Limits(max_states=args.max_states, max_seconds=args.max_seconds)
     out = open(args.jsonl, "a") if args.jsonl else None
     for clients, prompts in itertools.product(args.clients, args.prompts):
         runs = [(a, a) for a in sorted(SETTINGS) if not args.only or a in args.only] if args.alone else pairs(args.only)
+        if args.pairs:
+            runs = [tuple(p.split("+")) for p in args.pairs]
         for a, b in runs:
-            row = run(a, b, clients, prompts, limits)
+            row = run(a, b, clients, prompts, limits, args.stop)
             said = "; ".join(f"{k} ({n} steps): {s}" for k, (n, s) in row["violations"].items())
             print(f"c{clients} p{prompts} {a}+{b}: {row['verdict']} {row['states']:,} states "
                   f"{row['seconds']} s {said}", flush=True)

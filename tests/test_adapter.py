@@ -48,9 +48,11 @@ def _rule_findings(result) -> list:
 
 def test_each_finding_names_the_monitor_that_judges_it():
     """echo-after-replay needs the client view (ViewMatchesHistory, a model monitor that stays); silent-runtime
-    is on the wire (a prompt never answered)."""
+    is on the wire (a prompt never answered), and so is lossy-transport (requires_action never resolved);
+    reordering-transport happens after the agent's wire, so only the client view (StateViewMatches) sees it."""
     assert {name: spec.breaks for name, spec in FINDINGS.items()} == {
-        "echo-after-replay": "ViewMatchesHistory", "silent-runtime": "PromptsAnswered"}
+        "echo-after-replay": "ViewMatchesHistory", "silent-runtime": "PromptsAnswered",
+        "reordering-transport": "StateViewMatches", "lossy-transport": "RequiresActionResolves"}
 
 
 def test_symmetry_keeps_the_verdicts():

@@ -24,7 +24,8 @@ from acplab.model.trace.sidecar import write_sidecar
 from acplab.model.wire.capture import dump_capture
 
 #: mutant -> (how it shows: "wire" | "internal" | "warning" | "proven-by-sidecar" (a warning on the wire alone, a
-#: violation with the sidecar), the rule, the sidecar event that feeds it)
+#: violation with the sidecar) | "transport" (the agent's side of the wire, sidecar or not, flags nothing of the rule:
+#: the fault is between the agent and the client), the rule, the sidecar event that feeds it)
 MODES = {
     "early-success": ("internal", "P3", "insert"),
     "reused-id": ("wire", "P5", None),
@@ -60,6 +61,8 @@ MODES = {
     "load-replay-without-reset": ("wire", "R7", None),
     "replay-renumbered-after-forget": ("internal", "R5", "forget"),  # which message was forgotten is internal
     "silent-runtime": ("wire", "P2", None),  # a finding: the prompt is never answered
+    "reordering-transport": ("transport", "S2", None),  # a finding: the agent sent running, idle in order
+    "lossy-transport": ("wire", "S9", None),  # a finding: the permission request was lost, requires_action stays
     "retry-deduplicated": ("internal", "P3", "insert"),  # the wire cannot tell a deduplicated retry's insertion
     "hook-left-running": ("wire", "S2", None),  # running, and no idle ever after it
     "ends-only-on-cancel": ("wire", "S2", None),
@@ -110,6 +113,10 @@ def _judge(name, capture, events, complete):
         assert rule in flagged, (name, [(v.property, v.rules, v.explanation) for v in wire.violations])
     elif mode == "warning":
         assert rule in {r for w in wire.warnings for r in w.rules}, name
+    elif mode == "transport":
+        with_sidecar = check_capture(capture, complete=complete, internal=events)
+        said = {r for report in (wire, with_sidecar) for f in report.violations + report.warnings for r in f.rules}
+        assert rule not in said, (name, [(v.property, v.rules, v.explanation) for v in with_sidecar.violations])
     elif mode == "proven-by-sidecar":
         assert rule in {r for w in wire.warnings for r in w.rules} and rule not in flagged, name
         with_sidecar = check_capture(capture, complete=complete, internal=events)

@@ -44,6 +44,27 @@ def test_scenario_holds_on_rfd_with_every_witness(name):
     assert result.stats.states > 20
 
 
+@pytest.mark.parametrize("bounds", [
+    Bounds(clients=1, prompts=1, disconnects=1, interleaved_resume=True),
+    Bounds(clients=2, prompts=1, disconnects=1, interleaved_resume=True),
+    Bounds(clients=1, prompts=0, disconnects=1, interleaved_resume=True, imports=1, busy_imports=True),
+])
+def test_live_traffic_in_a_resume_served_in_steps_is_no_replay(bounds):
+    """benchmarks/pairwise.py's disconnects+interleaved_resume: in a window without replayFrom, a message's first
+    report (its prompt inserted before the cut, or an import meanwhile, sent here before any other connection) is
+    live, not replay (R1); the idle that ends the work there, the connection's first state, reports the end (S2)."""
+    result = explore(AcpModel(RFD, bounds, symmetry=True), Limits(max_seconds=120))
+    assert result.verdict == "holds", [(v.property.name, v.sentence) for v in result.violations]
+
+
+def test_work_the_agent_starts_after_the_only_client_closed_has_nobody_to_tell():
+    """benchmarks/pairwise.py's closes+own_work at one client: after a successful session/close (C14) the
+    connection is detached, so the end of work the agent starts on its own later is owed to nobody (S2, E10)."""
+    bounds = Bounds(clients=1, prompts=1, closes=1, own_work=1)
+    result = explore(AcpModel(RFD, bounds, symmetry=True), Limits(max_seconds=120))
+    assert result.verdict == "holds", [(v.property.name, v.sentence) for v in result.violations]
+
+
 CAUGHT = [(mut, sc) for sc in sorted(SCENARIOS) for mut in SCENARIOS[sc].catches]
 
 

@@ -76,7 +76,7 @@ KILLERS: dict[str, tuple[tuple[str, str], ...]] = {
     "ResponseNotHeldForWorkEnd": (("v1", "report-order"),),
     "OneMessagePerSubmission": (("v2-draft-naive", "report-order"),),
     "ViewMatchesHistory": (("echo-after-replay", "streamed-replay"),),
-    "StateViewMatches": (("no-idle-after-failure", "failure-after-insertion"),),
+    "StateViewMatches": (("no-idle-after-failure", "failure-after-insertion"), ("reordering-transport", "report-order")),
     "OutcomeVisible": (("separate-error-update-naive", "failure-outcome"), ("error-notice", "failure-after-insertion")),
     NO_STUCK_STATE.name: (("never-answers", "report-order"),),
     # -- the design-neutral goals (goals.py) --

@@ -82,6 +82,12 @@ class AcpModel(EnabledActions):
         #: keep stepping after a violation (each state records only its own step's violation)
         self.continue_after_violation = continue_after_violation
         self.spec = spec
+        #: a reordering transport (``transport_reorders``) is the unordered network, a lossy one (``transport_loses``)
+        #: the drop budget: one reading of order and of loss, the bounds'
+        if spec.transport_reorders:
+            bounds = bounds._replace(ordered=False)
+        if spec.transport_loses:
+            bounds = bounds._replace(drops=max(bounds.drops, 1))
         self.bounds = bounds
         self.opts = bounds.options()
         if monitors is None:  # the one monitor set: the trace checker's rule monitors and the client view

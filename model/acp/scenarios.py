@@ -54,7 +54,8 @@ SCENARIOS: dict[str, Scenario] = {
             "the user_message arrives before the response, and after it (checklist 2)",
             ("U1", "U2", "P4", "P2", "S2"), Bounds(clients=1, prompts=1),
             ("echo_before_response", "response_before_echo"),
-            ("early-success", "never-answers", "never-idles", "suppressed-echo", "report-under-runtime-id"), ("X01",),
+            ("early-success", "never-answers", "never-idles", "suppressed-echo", "report-under-runtime-id",
+             "reordering-transport"), ("X01",),
         ),
         Scenario(
             "identical-prompts",
@@ -151,7 +152,7 @@ SCENARIOS: dict[str, Scenario] = {
             "permission-cancel",
             "work blocked on a permission (requires_action), then answered or cancelled",
             ("S8", "S9", "C7", "C11"), Bounds(clients=1, prompts=1, tools=True, permission=True, cancels=1),
-            ("permission_pending", "work_cancelled"),
+            ("permission_pending", "work_cancelled"), ("lossy-transport",),
         ),
         Scenario(
             "resume-while-running",

@@ -91,6 +91,15 @@ class Spec(NamedTuple):
     rejection_signal: bool = False
     #: a proxy between clients and agent adds this to every client request id (0: no proxy)
     proxy_id_offset: int = 0
+    #: the transport between clients and agent may deliver a connection's messages in another order than sent
+    #: (a reordering proxy or multiplexer; the model's unordered network, ``ordered=no``).  The RFD assumes the
+    #: order JSON-RPC over stdio or a WebSocket keeps: a state_update carries no sequence number, so a client keeps
+    #: whichever snapshot it got last (a finding, ``reordering-transport``)
+    transport_reorders: bool = False
+    #: the transport may lose one message on a connection that stays up (the model's ``drops=1`` as a spec).  The RFD
+    #: assumes what JSON-RPC over stdio or a WebSocket gives: a message is lost only with its connection (E10, which
+    #: resume recovers from); ACP has no retransmission or request timeout (a finding, ``lossy-transport``)
+    transport_loses: bool = False
     #: properties a variant does not speak to: ((monitor name, reason), ...)
     not_applicable: tuple = ()
     #: rules of the RFD the variant breaks by definition: ((monitor name, reason), ...).  Their
@@ -380,6 +389,19 @@ FINDINGS: dict[str, Spec] = {
         name="echo-after-replay", breaks="ViewMatchesHistory", echo_after_replay=True,
         description="the live user_message_chunk echo still goes to a connection that got the message by replay",
     ),
+    "reordering-transport": RFD._replace(
+        name="reordering-transport", breaks="StateViewMatches", transport_reorders=True,
+        description="the rfd agent behind a transport that reorders a connection's messages: the idle overtakes "
+                    "the running before it and the client shows running for ever; the agent's wire is conformant, "
+                    "the RFD never says that a session's messages must arrive in the order sent",
+    ),
+    "lossy-transport": RFD._replace(
+        name="lossy-transport", breaks="RequiresActionResolves", transport_loses=True,
+        description="the rfd agent behind a transport that loses a message on a live connection: a lost "
+                    "session/request_permission is never answered and the work stays requires_action for ever; "
+                    "ACP has no request timeout or re-ask, and the RFD never says a message is lost only with its "
+                    "connection",
+    ),
 }
 
 _V1_ONLY = "v1 has no state_update: a turn ends with the prompt response"
@@ -407,9 +429,7 @@ VARIANTS: dict[str, Spec] = {
         description="the RFD as written: no current-state snapshot on resume (it names state sync a follow-up; "
                     "`rfd` takes the schema's S13)",
         by_design=(("StateViewMatches", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
-                   ("ResumeSendsStateSnapshot", "S13 (a snapshot on resume) is the schema's; the RFD defers it"),
-                   ("WorkReportedByState", "without a snapshot on resume, work that ended while the only client was "
-                                           "away is never reported to it (S13 deferred)")),
+                   ("ResumeSendsStateSnapshot", "S13 (a snapshot on resume) is the schema's; the RFD defers it")),
     ),
     "v1": RFD._replace(
         name="v1", description="ACP v1: the prompt response ends the turn with stopReason; failures are error responses",

@@ -394,6 +394,17 @@ TWINS = {
                                   state("idle", stopReason="end_turn")] + turn(3, "m2", "two") + resume() +
                              [cuser("m1", "one", "c2"), cuser("m2", "two", "c2")] + resumed(), ()),
     "resume-without-replayfrom": ("ResumeSendsStateSnapshot", S + turn(2, "m1") + attached(), ()),
+    # a resume served in steps: m1's first report goes out while c2's window without replayFrom is open, to c2 before
+    # c1 (fan-out order is the agent's); an imported message first reported in such a window: both live, not replay
+    "first-report-in-window-without-replayfrom": ("ResumeSendsStateSnapshot",
+                                                  S + [prompt(2), state("running"), res(2, {"messageId": "m1"})] +
+                                                  resume(False) + [cuser("m1", "hi", "c2"), user("m1"),
+                                                                   state("idle", stopReason="end_turn"),
+                                                                   cstate("idle", "c2", stopReason="end_turn")] +
+                                                  resumed(), ()),
+    "import-in-window-without-replayfrom": ("ResumeSendsStateSnapshot",
+                                           S + resume(False) + [cuser("m1", "imported", "c2"), user("m1", "imported")]
+                                           + resumed(), ()),
     "fan-out-then-success": ("PromptOutcomesMatchInsertion",
                              S + attached() + [prompt(2, "x"), state("running"), cuser("m1", "x", "c2"),
                                                res(2, {"messageId": "m1"}), user("m1", "x"),

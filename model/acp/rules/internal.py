@@ -147,13 +147,19 @@ class WorkReportedByState(Monitor):
     is exempt (C9: it ends ``cancelled``); work does not start again while
     the last end went unreported.  With no connection attached there is
     nobody to tell (E10).  Another ending idle without a stop reason takes
-    the preset's S5 level.
+    the preset's S5 level.  An idle on a connection whose state the wire has
+    not shown yet (one attached by a resume served in steps, before its
+    snapshot) reports the end too: to that connection it is a first state,
+    not an ending, but it names how the work ended.  A successful
+    ``session/close`` detaches its connection (C14): work that ends after
+    it has nobody there to tell.
     """
 
     name = "WorkReportedByState"
     rules = ("S2", "S3", "S5", "E3")
     description = "foreground work that started ends with exactly one idle carrying its stop reason"
-    keys = ("int:work_start", "int:work_end", "int:fail", "int:restart", "upd:state_update", "close")
+    keys = ("int:work_start", "int:work_end", "int:fail", "int:restart", "upd:state_update", "close",
+            "res:session/close:ok")
     dialects = BOTH
     needs = _BOTH_NEEDS
     events = ("work_start", "work_end", "fail")
@@ -165,9 +171,12 @@ class WorkReportedByState(Monitor):
                 b.attached.discard(k)
             return None
         if o.kind == "msg":
+            if o.answers == "session/close":
+                b.attached.discard((o.sid, o.conn))
+                return None
             if o.dir != C2A and o.sid is not None:
                 b.attached.add((o.sid, o.conn))
-                if o.ending:
+                if o.ending or o.fg is None and o.utype == "state_update" and o.update.get("state") == "idle":
                     return self._idle(b, o)
             return None
         sid = o.data.get("session")

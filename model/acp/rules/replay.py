@@ -10,12 +10,24 @@ state (S13) and only then responds (R3).
 from __future__ import annotations
 
 from ..rule_monitor import Monitor, conn_name, short, violation, warning
-from .common import (BUSY, C2A, MESSAGE_KEYS, MESSAGE_UPDATES, USER_UPDATES, block_key, bound, drop_conn, error_code,
-                     is_success, message_id)
+from .common import (A2C, BUSY, C2A, MESSAGE_KEYS, MESSAGE_UPDATES, USER_UPDATES, block_key, bound, drop_conn,
+                     error_code, is_success, message_id)
 
 
 def _replaying(o) -> bool:
     return o.window is not None and o.window[1] is not None
+
+
+_USER_TYPES = ("user_message", "user_message_chunk")
+
+
+def _first_report(b, o) -> bool:
+    """Whether ``o`` is the session's first report of its user message (and remember it)."""
+    mid = message_id(o.update)
+    if o.dir != A2C or o.sid is None or mid.__class__ is not str or (o.sid, mid) in b.seen:
+        return False
+    b.seen.add((o.sid, mid))
+    return True
 
 
 class ResumeSendsStateSnapshot(Monitor):
@@ -27,7 +39,11 @@ class ResumeSendsStateSnapshot(Monitor):
       interleave, so a snapshot only before replayed messages is a warning);
     * R1: without ``replayFrom`` nothing is replayed: a whole ``user_message``
       (``content: []`` or full content) in that window is a violation, unless
-      the front end found its ID live (another connection's new message);
+      the front end found its ID live (another connection's new message) or
+      it is the session's first report of that message (one inserted, or
+      whose report was due, while the resume is served in steps, reported
+      here before anywhere else: a first report re-sends nothing; a prompt
+      success names a message but reports none);
     * R2: a malformed cursor, or one the agent does not support, is rejected
       with ``-32602``: a success for a malformed or unprefixed unknown cursor
       is a violation (a ``_`` extension may be supported: a warning).
@@ -36,9 +52,10 @@ class ResumeSendsStateSnapshot(Monitor):
     name = "ResumeSendsStateSnapshot"
     rules = ("S13", "R3", "R1", "R2")
     description = "a resume replays only when asked, then sends a state snapshot, then responds"
-    keys = ("req:session/resume", "res:session/resume")
+    keys = ("req:session/resume", "res:session/resume") + USER_UPDATES
     armed = {"upd": ("windows",), "close": ("windows",)}
-    fields = {"windows": dict}
+    #: seen: (sessionId, messageId) of every user message reported so far, on any connection (R1: first reports)
+    fields = {"windows": dict, "seen": set}
 
     def on(self, b, o):
         if o.kind == "close":
@@ -51,6 +68,7 @@ class ResumeSendsStateSnapshot(Monitor):
             return None
         if o.shape == "response":
             return self._answered(b, o, b.windows.pop(key, None))
+        first = o.utype in _USER_TYPES and _first_report(b, o)
         if o.window is None or key not in b.windows or (o.utype != "state_update" and o.utype not in MESSAGE_UPDATES):
             return None
         state, last_msg, after = b.windows[key]
@@ -59,10 +77,11 @@ class ResumeSendsStateSnapshot(Monitor):
             return None
         b.windows[key] = (state, o.stamp, False)
         content = o.update.get("content")
-        if o.window[1] is None and o.utype == "user_message" and isinstance(content, list):
+        if o.window[1] is None and o.utype == "user_message" and isinstance(content, list) and not first:
             what = "resets" if content == [] else "upserts the full content of"
             return [violation(("R1",), f"resume without replayFrom on {conn_name(o.conn)} {what} user message "
-                                       f"{message_id(o.update)}, which no other connection made live: that is "
+                                       f"{message_id(o.update)}, which the session's wire reported before the "
+                                       "resume and no other connection made live since: that is "
                                        "replay nobody asked for (omitting replayFrom resumes without replay)",
                               o.window[2], o.stamp)]
         return None
