@@ -125,7 +125,19 @@ def test_reduction_keeps_verdicts_witnesses_and_shortest_lengths(spec, scenario)
     _compare(SPECS[spec], SCENARIOS[scenario], measured=scenario not in BIG)
 
 
-@pytest.mark.parametrize("spec, scenario", sampled(every_other_mutant(set(SCENARIOS) - BIG - HEAVY), STRIDE))
+#: findings about the transport itself: an unordered or lossy network multiplies the states (the sampled guard runs
+#: took 42 s and 24 s in CI), so their guard runs are all deep; their scenarios still catch them in CI (test_model)
+TRANSPORT_FINDINGS = frozenset({"reordering-transport", "lossy-transport"})
+
+
+def guard_cases(scenarios) -> list:
+    """The guard's cross product over ``scenarios`` as parameter sets: sampled (tests/tiers.py), transport findings
+    deep."""
+    return [deep(*p.values) if p.values[0] in TRANSPORT_FINDINGS else p
+            for p in sampled(every_other_mutant(scenarios), STRIDE)]
+
+
+@pytest.mark.parametrize("spec, scenario", guard_cases(set(SCENARIOS) - BIG - HEAVY))
 def test_the_reduction_argument_holds_for_every_mutant_on_every_scenario(spec, scenario, monkeypatch):
     """Every other mutant and finding on every scenario: the guard on *every* state the reduction prunes in
     (C1 and C2, the conditions from which the argument derives equal verdicts and shortest lengths).

@@ -14,10 +14,9 @@ import pytest
 from acplab.model.acp.scenarios import SCENARIOS
 from acplab.model.acp.spec import SPECS
 
-from test_reduction import BIG, STRIDE, every_other_mutant, guard_every_pruned_state
-from tiers import sampled
+from test_reduction import BIG, guard_cases, guard_every_pruned_state
 
 
-@pytest.mark.parametrize("spec, scenario", sampled(every_other_mutant(BIG), STRIDE))
+@pytest.mark.parametrize("spec, scenario", guard_cases(BIG))
 def test_the_reduction_argument_holds_for_every_mutant_on_the_big_scenarios(spec, scenario, monkeypatch):
     guard_every_pruned_state(SPECS[spec], SCENARIOS[scenario], monkeypatch)
