@@ -127,7 +127,7 @@ def test_reduction_keeps_verdicts_witnesses_and_shortest_lengths(spec, scenario)
 
 #: findings about the transport itself: an unordered or lossy network multiplies the states (the sampled guard runs
 #: took 42 s and 24 s in CI), so their guard runs are all deep; their scenarios still catch them in CI (test_model)
-TRANSPORT_FINDINGS = frozenset({"reordering-transport", "lossy-transport"})
+TRANSPORT_FINDINGS = frozenset(n for n in FINDINGS if SPECS[n].transport_reorders or SPECS[n].transport_loses)
 
 
 def guard_cases(scenarios) -> list:
