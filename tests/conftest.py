@@ -279,9 +279,14 @@ def pytest_xdist_auto_num_workers(config):
     return (_os.cpu_count() or 1) + 2
 
 
+@_pytest.hookimpl(tryfirst=True)  # before the mark plugin deselects `-m 'not deep'`
 def pytest_collection_modifyitems(config, items):
+    from tiers import DEEP, OVER_CI_BUDGET
     for item in items:
         name = item.nodeid.split("/")[-1]
+        if name in OVER_CI_BUDGET:
+            for mark in DEEP:
+                item.add_marker(mark)
         if name.startswith(SMOKE) and item.get_closest_marker("slow") is None:
             item.add_marker(_pytest.mark.smoke)
 

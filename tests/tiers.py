@@ -37,3 +37,37 @@ def sampled(cases: Iterable[Sequence], stride: int, slow: bool = True) -> list:
         else:
             out.append(deep(*case))
     return out
+
+
+#: tests moved to the deep tier to keep CI's run under its budget (issue 28: the full suite under 8 minutes
+#: on 2 cores), each with the CI test that still meets its concern.  CPU seconds as measured in one CI-tier
+#: run on 2 cores with 4 workers (2026-12-02, 2,106 CPU s in all); tests/conftest.py marks them, and
+#: tests/test_tier_budget.py checks that every entry still names a collected test.
+OVER_CI_BUDGET: dict[str, str] = {
+    "test_checkpoint_liveness.py::test_a_killed_acp_check_resumes_and_reaches_the_same_result":  # 135 s
+        "test_parallel.py::test_a_killed_check_resumes_and_reaches_the_same_result and the crash-mid-level resumes",
+    "test_reduction.py::test_reduction_keeps_verdicts_witnesses_and_shortest_lengths[rfd-cancel-request-routing]":  # 93 s
+        "the same comparison on the other rfd scenarios; cancel-request-routing itself in test_model's every-witness run",
+    "test_reduction.py::test_reduction_keeps_verdicts_witnesses_and_shortest_lengths[rfd-permission-reconnect]":  # 49 s
+        "the same comparison on the other rfd scenarios; permission-reconnect in test_model's every-witness run",
+    "test_reduction.py::test_reduction_keeps_verdicts_witnesses_and_shortest_lengths[rfd-cancellation]":  # 38 s
+        "the same comparison on the other rfd scenarios; cancellation in test_reduction_mutants' big scenarios",
+    "test_reduction.py::test_reduction_keeps_per_property_verdicts_past_violations_with_two_clients":  # 46 s
+        "test_first_violation's --continue tests and the per-scenario reduced-against-unreduced comparisons",
+    "test_model_random.py::test_random_runs_find_mutants_and_shrink_them[replay-without-reset]":  # 59 s
+        "test_model_random's client-matches-by-content run; replay-without-reset in test_sim and test_invariants",
+    "test_model_random.py::test_random_runs_find_mutants_and_shrink_them[error-after-insertion]":  # 56 s
+        "test_model_random's client-matches-by-content run; error-after-insertion in test_sim and test_sim_honest",
+    "test_sim.py::test_mutants_are_caught_live_with_artefacts[replay-without-reset]":  # 41 s
+        "the same test's other mutants",
+    "test_model.py::test_symmetry_keeps_verdicts_with_fewer_states[default]":  # 38 s
+        "the same test on multi-client, lost-response, id-collision, retention-trim and busy-command",
+    "test_reduction_mutants.py::test_the_reduction_argument_holds_for_every_mutant_on_the_big_scenarios"
+    "[load-replay-without-reset-cancellation]":  # 26 s
+        "the same test's abort-fails-as-error-cancellation",
+    "test_reduction_mutants.py::test_the_reduction_argument_holds_for_every_mutant_on_the_big_scenarios"
+    "[replay-new-ids-cancellation]":  # 26 s
+        "the same test's abort-fails-as-error-cancellation",
+    "test_agent_tester_sdk.py::test_every_conformant_mode_passes[ok_cancel_request_after_insertion]":  # 39 s
+        "ok_cancel_request_held_prompt and neg_cancel_request_32800_after_insertion",
+}
