@@ -24,7 +24,8 @@ def _collected(marks: str) -> set[str]:
 
 
 def test_every_test_over_the_budget_is_collected_in_the_deep_tier_and_not_in_ci():
-    deep, ci = _collected("deep"), _collected("not deep")
+    """One collection (two took 23 s of CI): a test collected by ``-m "deep and slow"`` is one that CI's
+    ``-m 'not deep'`` leaves out and ``-m "not slow"`` too."""
+    deep = _collected("deep and slow")
     assert set(OVER_CI_BUDGET) <= deep, sorted(set(OVER_CI_BUDGET) - deep)
-    assert not set(OVER_CI_BUDGET) & ci, sorted(set(OVER_CI_BUDGET) & ci)
     assert all(reason.strip() for reason in OVER_CI_BUDGET.values())
